@@ -1,0 +1,39 @@
+/*
+ * Helpers shared by the tests that run inside wharf's soft-RoCE guest.
+ *
+ * A guest test needs real verbs.  On the host (no WHARF_GUEST in the
+ * environment) it skips; inside the guest (tools/vm/guest-init.sh sets
+ * WHARF_GUEST=1) a missing device is a failure, never a skip.
+ */
+#ifndef WHARF_TESTS_GUEST_ENV_H
+#define WHARF_TESTS_GUEST_ENV_H
+
+#include <cstdlib>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+namespace wharf_guest
+{
+
+/* The address guest-init.sh puts on veth0, where rxe0 is bound. */
+constexpr const char *kRxeAddr = "198.18.0.1";
+constexpr const char *kRxeDev = "rxe0";
+
+inline bool in_guest()
+{
+	const char *v = std::getenv("WHARF_GUEST");
+	return v && std::strcmp(v, "1") == 0;
+}
+
+} // namespace wharf_guest
+
+/* First statement of every guest test. */
+#define WHARF_REQUIRE_GUEST()                                                  \
+	do {                                                                   \
+		if (!wharf_guest::in_guest())                                  \
+			GTEST_SKIP() << "needs the soft-RoCE guest "           \
+					"(./wharf vm or ./wharf test)";        \
+	} while (0)
+
+#endif

@@ -1,0 +1,61 @@
+#!/bin/sh
+# PID 1 of wharf's guest, started by the initramfs after switch_root onto the
+# host's root (read-only 9p).  Brings up soft-RoCE on a veth pair (no NIC:
+# nothing leaves the guest), runs the command that run.sh left in the shared
+# folder, records its exit status there and powers off.
+#
+# ttyS0 (the console) carries kernel and setup messages to a log file on the
+# host; the command's own output goes to ttyS1, which the host streams.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C
+
+mount -t tmpfs -o mode=755 tmpfs /run
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t devpts devpts /dev/pts
+mkdir -p /run/wharf
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work \
+	/run/wharf; then
+	echo "guest-init: cannot mount the shared folder"
+	poweroff -f
+fi
+. /run/wharf/env
+
+fail() {
+	echo "guest-init: $*" | tee /dev/ttyS1
+	echo 125 >/run/wharf/rc
+	sync
+	poweroff -f
+}
+
+# The kernel's modules live in the host-side cache, not in /lib/modules: a
+# modprobe wrapper first in PATH, also registered as the kernel's module
+# helper so that request_module() (crc32 for rxe, nvmet transports...) works.
+mkdir -p /run/bin
+cat >/run/bin/modprobe <<MODPROBE
+#!/bin/sh
+exec /sbin/modprobe -d "$WHARF_MODROOT" -S "$WHARF_KVER" "\$@"
+MODPROBE
+chmod 755 /run/bin/modprobe
+export PATH=/run/bin:$PATH
+echo /run/bin/modprobe >/proc/sys/kernel/modprobe
+
+modprobe -a veth rdma_rxe ib_uverbs rdma_ucm ib_umad ||
+	fail "modprobe failed"
+ip link set lo up
+ip link add veth0 type veth peer name veth1 || fail "veth"
+ip addr add 198.18.0.1/24 dev veth0
+ip link set veth0 up
+ip link set veth1 up
+rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add"
+ulimit -l unlimited
+ulimit -n 65536
+echo "guest-init: rxe0 up, running the command"
+
+cd "$WHARF_CWD" || fail "no $WHARF_CWD"
+WHARF_GUEST=1 WHARF_GUEST_SHARE=/run/wharf bash /run/wharf/cmd.sh \
+	</dev/null >/dev/ttyS1 2>&1
+echo $? >/run/wharf/rc
+sync
+poweroff -f

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs inside the guest: every test binary given, one after another, each
+# with a hard timeout, its gtest XML and log written to the shared folder
+# ($WHARF_GUEST_SHARE/results) for the host to count.  Prints one line per
+# binary, and the log of each binary that failed.
+#
+#   guest-suite.sh BINARY...
+# Environment: WHARF_GUEST_TEST_TIMEOUT (seconds per binary, default 600).
+set -u
+out=${WHARF_GUEST_SHARE:?run me through tools/vm/run.sh}/results
+mkdir -p "$out"
+limit=${WHARF_GUEST_TEST_TIMEOUT:-600}
+status=0
+for bin in "$@"; do
+	name=$(basename "$bin")
+	start=$SECONDS
+	timeout -k 5 "$limit" "$bin" --gtest_output="xml:$out/$name.xml" \
+		--gtest_color=no >"$out/$name.log" 2>&1
+	rc=$?
+	echo "$rc" >"$out/$name.rc"
+	secs=$((SECONDS - start))
+	if [ "$rc" -eq 0 ]; then
+		echo "guest: PASS $name (${secs}s)"
+	else
+		[ "$rc" -eq 124 ] && echo "guest: $name killed after ${limit}s"
+		echo "guest: FAIL $name (exit $rc, ${secs}s); its log:"
+		sed 's/^/    /' "$out/$name.log" | tail -n 80
+		status=1
+	fi
+done
+exit "$status"
