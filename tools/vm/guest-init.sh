@@ -10,6 +10,10 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C
 
 mount -t tmpfs -o mode=755 tmpfs /run
+# The guest gets its own writable /tmp; the host's stays reachable (a clone
+# under /tmp is re-bound at its own path once the environment is read).
+mkdir -p /run/host-tmp
+mount --bind /tmp /run/host-tmp
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mkdir -p /dev/shm /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
@@ -21,6 +25,12 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work \
 	poweroff -f
 fi
 . /run/wharf/env
+case "$WHARF_CWD" in
+/tmp/*)
+	mkdir -p "$WHARF_CWD"
+	mount --bind "/run/host-tmp/${WHARF_CWD#/tmp/}" "$WHARF_CWD"
+	;;
+esac
 
 fail() {
 	echo "guest-init: $*" | tee /dev/ttyS1
