@@ -74,8 +74,8 @@ int wharf_buf_pool_create(const struct wharf_buf_pool_opts *opts_in,
 	}
 	pool->region_size = pool->stride * opts.count;
 	pool->base = pool_alloc(opts.arena, pool->region_size, page);
-	pool->free_stack = pool_alloc(opts.arena,
-				      sizeof(uint32_t) * opts.count, 64);
+	pool->free_stack =
+		pool_alloc(opts.arena, sizeof(uint32_t) * opts.count, 64);
 	pool->is_free = pool_alloc(opts.arena, opts.count, 64);
 	if (!pool->base || !pool->free_stack || !pool->is_free) {
 		err = -ENOMEM;
@@ -127,8 +127,7 @@ void *wharf_buf_pool_get(struct wharf_buf_pool *pool)
 	return pool->base + (size_t)index * pool->stride;
 }
 
-int64_t wharf_buf_pool_index(const struct wharf_buf_pool *pool,
-			     const void *buf)
+int64_t wharf_buf_pool_index(const struct wharf_buf_pool *pool, const void *buf)
 {
 	uintptr_t offset = (uintptr_t)buf - (uintptr_t)pool->base;
 

@@ -179,8 +179,8 @@ unsigned wharf_numa_default_shards(const struct wharf_numa *numa,
  * Return: 0, or -EINVAL when @nshards is 0 or @cpus is NULL.
  * Context: any thread; non-blocking.  No RCU rule.
  */
-int wharf_numa_place_shards(const struct wharf_numa *numa,
-			    uint64_t local_nodes, unsigned nshards, int *cpus);
+int wharf_numa_place_shards(const struct wharf_numa *numa, uint64_t local_nodes,
+			    unsigned nshards, int *cpus);
 
 /** A shard as seen by wharf_numa_pick_shard(). */
 struct wharf_numa_shard_load {

@@ -40,8 +40,8 @@ unsigned wharf_numa_default_shards(const struct wharf_numa *numa,
 	return n ? n : wharf_numa_core_count(numa, 0);
 }
 
-int wharf_numa_place_shards(const struct wharf_numa *numa,
-			    uint64_t local_nodes, unsigned nshards, int *cpus)
+int wharf_numa_place_shards(const struct wharf_numa *numa, uint64_t local_nodes,
+			    unsigned nshards, int *cpus)
 {
 	struct ranked_cpu *ranked;
 

@@ -46,9 +46,10 @@ static int flatten(struct wharf_numa *numa)
 	if (!numa->node_os || !numa->cpus)
 		return -ENOMEM;
 	for (int i = 0; i < nnodes; i++)
-		numa->node_os[i] = (int)hwloc_get_obj_by_type(
-					   topo, HWLOC_OBJ_NUMANODE, (unsigned)i)
-					   ->os_index;
+		numa->node_os[i] =
+			(int)hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE,
+						   (unsigned)i)
+				->os_index;
 
 	/* PUs in logical order: a core's threads are consecutive. */
 	int last_core = -1;

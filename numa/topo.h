@@ -13,19 +13,19 @@
 
 /* One hardware thread. */
 struct wharf_numa_cpu {
-	int os;		 /* OS index */
-	unsigned node;	 /* logical index of its NUMA node */
-	unsigned core;	 /* logical index of its core */
-	unsigned smt;	 /* rank among its core's hardware threads */
+	int os;	       /* OS index */
+	unsigned node; /* logical index of its NUMA node */
+	unsigned core; /* logical index of its core */
+	unsigned smt;  /* rank among its core's hardware threads */
 };
 
 struct wharf_numa {
 	hwloc_topology_t topo;
 	bool this_system;
 	unsigned nnodes;
-	int *node_os;			/* [nnodes] OS index per node */
+	int *node_os; /* [nnodes] OS index per node */
 	unsigned ncpus;
-	struct wharf_numa_cpu *cpus;	/* [ncpus], increasing OS index */
+	struct wharf_numa_cpu *cpus; /* [ncpus], increasing OS index */
 };
 
 /* The snapshot entry of OS CPU @os, or NULL. */

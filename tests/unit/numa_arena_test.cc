@@ -15,7 +15,8 @@ extern "C" {
 #include <wharf/numa.h>
 }
 
-namespace {
+namespace
+{
 
 class ThisMachine : public ::testing::Test
 {

@@ -12,7 +12,8 @@ extern "C" {
 #include <wharf/numa.h>
 }
 
-namespace {
+namespace
+{
 
 struct wharf_buf_pool *MakePool(size_t buf_size, uint32_t count,
 				struct wharf_numa_arena *arena = nullptr)
@@ -115,8 +116,7 @@ TEST(BufPool, RandomChurnKeepsBookkeepingConsistent)
 			out[k] = out.back();
 			out.pop_back();
 		}
-		ASSERT_EQ(kCount - out.size(),
-			  wharf_buf_pool_free_count(pool));
+		ASSERT_EQ(kCount - out.size(), wharf_buf_pool_free_count(pool));
 	}
 	wharf_buf_pool_destroy(pool);
 }

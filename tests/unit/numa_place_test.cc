@@ -9,7 +9,8 @@ extern "C" {
 #include <wharf/numa.h>
 }
 
-namespace {
+namespace
+{
 
 // 2 packages, one NUMA node each, 4 cores x 2 hardware threads per node:
 // node 0 = CPUs 0-7, node 1 = CPUs 8-15; core k = CPUs 2k, 2k+1.
@@ -56,8 +57,8 @@ std::vector<int> Place(const struct wharf_numa *numa, uint64_t local,
 uint64_t NodesOf(const struct wharf_numa *numa, const std::vector<int> &cpus)
 {
 	uint64_t mask = 0;
-	EXPECT_EQ(0, wharf_numa_cpus_nodes(numa, cpus.data(), cpus.size(),
-					   &mask));
+	EXPECT_EQ(0,
+		  wharf_numa_cpus_nodes(numa, cpus.data(), cpus.size(), &mask));
 	return mask;
 }
 
@@ -169,8 +170,8 @@ TEST(NumaPlace, NicOnNodeOneFillsNodeOneCoresFirst)
 		  Place(t.get(), local, 8));
 	// ...then the siblings, local node first, then wrap around.
 	std::vector<int> all = Place(t.get(), local, 17);
-	EXPECT_EQ((std::vector<int>{8, 10, 12, 14, 0, 2, 4, 6, 9, 11, 13, 15,
-				    1, 3, 5, 7, 8}),
+	EXPECT_EQ((std::vector<int>{8, 10, 12, 14, 0, 2, 4, 6, 9, 11, 13, 15, 1,
+				    3, 5, 7, 8}),
 		  all);
 }
 
@@ -244,7 +245,10 @@ TEST(NumaPick, SpreadsConnectionsOverLocalShards)
 {
 	// Simulate 12 connections arriving for a NIC on node 1.
 	struct wharf_numa_shard_load s[] = {
-		{0, 0}, {0, 0}, {1, 0}, {1, 0},
+		{0, 0},
+		{0, 0},
+		{1, 0},
+		{1, 0},
 	};
 	int hits[4] = {};
 	for (int i = 0; i < 12; i++) {

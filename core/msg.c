@@ -1,0 +1,62 @@
+/*
+ * Cross-shard messages: a bounded MPSC ring per shard plus an eventfd.
+ *
+ * Wake-ups cost a syscall, so senders only write the eventfd when the owner
+ * may be blocked.  Before blocking, the owner sets `sleeping`, issues a full
+ * fence and looks at the ring once more; a sender publishes its message,
+ * issues a full fence and looks at `sleeping`.  With both fences at least
+ * one side sees the other: either the owner finds the message, or the
+ * sender finds `sleeping` set, clears it (one waker per sleep) and writes.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "core/shard.h"
+
+void wharf_shard_kick(struct wharf_shard *shard)
+{
+	uint64_t one = 1;
+
+	/* Only fails with EAGAIN when the counter would overflow: fine. */
+	if (write(shard->evfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+int wharf_shard_send(struct wharf_shard *shard, wharf_msg_fn fn, void *arg)
+{
+	int err;
+
+	if (!shard || !fn)
+		return -EINVAL;
+	if (atomic_load_explicit(&shard->ctx->closing, memory_order_acquire))
+		return -ESHUTDOWN;
+	err = wharf_ring_push(&shard->ring, fn, arg);
+	if (err) {
+		atomic_fetch_add_explicit(&shard->send_full, 1,
+					  memory_order_relaxed);
+		return err;
+	}
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&shard->sleeping, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&shard->sleeping, 0,
+				     memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&shard->wakeups, 1,
+					  memory_order_relaxed);
+		wharf_shard_kick(shard);
+	}
+	return 0;
+}
+
+unsigned wharf_shard_run_msgs(struct wharf_shard *shard, unsigned budget)
+{
+	unsigned n = 0;
+	wharf_ring_fn fn;
+	void *arg;
+
+	while (n < budget && wharf_ring_pop(&shard->ring, &fn, &arg)) {
+		fn(shard, arg);
+		wharf_count(&shard->stats.msgs, 1);
+		n++;
+	}
+	return n;
+}

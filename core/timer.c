@@ -1,0 +1,157 @@
+/* Per-shard one-shot timers on the heap in timer_heap.c. */
+#include <errno.h>
+
+#include "core/shard.h"
+
+int wharf_timer_create(struct wharf_shard *shard, wharf_timer_fn fn, void *arg,
+		       struct wharf_timer **out)
+{
+	struct wharf_timer *timer;
+	int err;
+
+	if (!shard || !fn || !out)
+		return -EINVAL;
+	err = wharf_shard_check_owner(shard);
+	if (err)
+		return err;
+	timer = wharf_numa_alloc(shard->arena, sizeof(*timer), 0, true);
+	if (!timer)
+		return -ENOMEM;
+	wharf_heap_node_init(&timer->node);
+	timer->shard = shard;
+	timer->fn = fn;
+	timer->arg = arg;
+	timer->next = shard->timer_list;
+	if (timer->next)
+		timer->next->prev = timer;
+	shard->timer_list = timer;
+	*out = timer;
+	return 0;
+}
+
+static void disarm(struct wharf_timer *timer)
+{
+	struct wharf_shard *shard = timer->shard;
+
+	wharf_heap_remove(&shard->timers, &timer->node);
+	wharf_count(&shard->stats.timers_armed, (uint64_t)-1);
+}
+
+int wharf_timer_arm(struct wharf_timer *timer, uint64_t delay_ns)
+{
+	struct wharf_shard *shard;
+	uint64_t deadline;
+	int err;
+
+	if (!timer)
+		return -EINVAL;
+	shard = timer->shard;
+	err = wharf_shard_check_owner(shard);
+	if (err)
+		return err;
+	if (wharf_heap_node_queued(&timer->node))
+		disarm(timer);
+	deadline = wharf_now_ns();
+	deadline = delay_ns > UINT64_MAX - deadline ? UINT64_MAX
+						    : deadline + delay_ns;
+	err = wharf_heap_insert(&shard->timers, &timer->node, deadline);
+	if (err)
+		return err;
+	wharf_count(&shard->stats.timers_armed, 1);
+	return 0;
+}
+
+int wharf_timer_cancel(struct wharf_timer *timer)
+{
+	int err;
+
+	if (!timer)
+		return -EINVAL;
+	err = wharf_shard_check_owner(timer->shard);
+	if (err)
+		return err;
+	if (!wharf_heap_node_queued(&timer->node))
+		return 0;
+	disarm(timer);
+	return 1;
+}
+
+bool wharf_timer_armed(const struct wharf_timer *timer)
+{
+	return timer && wharf_heap_node_queued(&timer->node);
+}
+
+static void unlink_timer(struct wharf_timer *timer)
+{
+	struct wharf_shard *shard = timer->shard;
+
+	if (timer->prev)
+		timer->prev->next = timer->next;
+	else
+		shard->timer_list = timer->next;
+	if (timer->next)
+		timer->next->prev = timer->prev;
+}
+
+int wharf_timer_destroy(struct wharf_timer *timer)
+{
+	int err;
+
+	if (!timer)
+		return 0;
+	err = wharf_shard_check_owner(timer->shard);
+	if (err)
+		return err;
+	if (wharf_heap_node_queued(&timer->node))
+		disarm(timer);
+	unlink_timer(timer);
+	wharf_numa_free(timer->shard->arena, timer);
+	return 0;
+}
+
+int wharf_shard_timeout_ms(struct wharf_shard *shard)
+{
+	struct wharf_heap_node *first = wharf_heap_min(&shard->timers);
+	uint64_t now, wait_ns, ms;
+
+	if (!first)
+		return -1;
+	now = wharf_now_ns();
+	if (first->deadline <= now)
+		return 0;
+	wait_ns = first->deadline - now;
+	ms = (wait_ns + 999999) / 1000000;
+	return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+unsigned wharf_shard_run_timers(struct wharf_shard *shard, unsigned budget)
+{
+	struct wharf_heap_node *first;
+	unsigned n = 0;
+
+	while (n < budget && (first = wharf_heap_min(&shard->timers)) &&
+	       first->deadline <= shard->now_ns) {
+		struct wharf_timer *timer = (struct wharf_timer *)first;
+
+		disarm(timer);
+		/* Disarmed first: the callback may re-arm or destroy it. */
+		timer->fn(timer, timer->arg);
+		n++;
+	}
+	if (n)
+		wharf_count(&shard->stats.timers_fired, n);
+	return n;
+}
+
+void wharf_shard_free_timers(struct wharf_shard *shard)
+{
+	wharf_heap_fini(&shard->timers); /* touches the armed timers */
+	while (shard->timer_list) {
+		struct wharf_timer *timer = shard->timer_list;
+
+		shard->timer_list = timer->next;
+		wharf_numa_free(shard->arena, timer);
+	}
+	atomic_store_explicit(&shard->stats.timers_armed, 0,
+			      memory_order_relaxed);
+}
