@@ -2,8 +2,9 @@
  * The shard loop.
  *
  * One iteration runs, each within the budget: due timers, ready fds (epoll
- * with no wait), queued messages, then every poller; then the shard is in a
- * QSBR quiescent state.  The threaded loop then decides by poll mode
+ * with no wait; a busy threaded shard only looks every 16th iteration),
+ * queued messages, then every poller; then the shard is in a QSBR quiescent
+ * state.  The threaded loop then decides by poll mode
  * whether to spin or block:
  *
  *   BUSY      never blocks;
@@ -60,8 +61,13 @@ static unsigned min_u(unsigned a, unsigned b)
 	return a < b ? a : b;
 }
 
-/* One pass over every source of work; returns the items handled. */
-static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget)
+/*
+ * One pass over every source of work; returns the items handled.  The
+ * non-blocking epoll_wait is a syscall, so the threaded loop skips it when
+ * @check_fds is false (see shard_loop).
+ */
+static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
+			      bool check_fds)
 {
 	struct epoll_event ev[WHARF_EPOLL_BATCH];
 	unsigned work = 0;
@@ -69,10 +75,12 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget)
 
 	shard->now_ns = wharf_now_ns();
 	work += wharf_shard_run_timers(shard, budget);
-	n = epoll_wait(shard->epfd, ev, (int)min_u(budget, WHARF_EPOLL_BATCH),
-		       0);
-	if (n > 0)
-		work += wharf_shard_dispatch_fds(shard, ev, n);
+	if (check_fds) {
+		n = epoll_wait(shard->epfd, ev,
+			       (int)min_u(budget, WHARF_EPOLL_BATCH), 0);
+		if (n > 0)
+			work += wharf_shard_dispatch_fds(shard, ev, n);
+	}
 	work += wharf_shard_run_msgs(shard, budget);
 	work += wharf_shard_run_pollers(shard);
 	wharf_shard_sweep(shard);
@@ -120,15 +128,27 @@ static void shard_loop(struct wharf_shard *shard)
 	const struct wharf_ctx_opts *opts = &shard->ctx->opts;
 	uint64_t spin_ns = (uint64_t)opts->adaptive_spin_us * 1000;
 	uint64_t last_work = wharf_now_ns();
+	unsigned busy_iterations = 0;
 
 	while (!atomic_load_explicit(&shard->stop, memory_order_acquire)) {
-		unsigned work = shard_iterate(shard, WHARF_LOOP_BUDGET);
+		/*
+		 * Watched fds are checked when the last iteration was idle,
+		 * else every WHARF_FD_CHECK_EVERY iterations; with none
+		 * watched, never (the message eventfd is only for sleeping).
+		 */
+		bool check_fds = shard->watch_list &&
+				 (!busy_iterations ||
+				  busy_iterations % WHARF_FD_CHECK_EVERY == 0);
+		unsigned work =
+			shard_iterate(shard, WHARF_LOOP_BUDGET, check_fds);
 
 		urcu_qsbr_quiescent_state();
 		if (work) {
+			busy_iterations++;
 			last_work = shard->now_ns;
 			continue;
 		}
+		busy_iterations = 0;
 		switch (opts->poll_mode) {
 		case WHARF_POLL_BUSY:
 			break;
@@ -232,7 +252,7 @@ int wharf_shard_poll(struct wharf_shard *shard, unsigned budget)
 	tls_current = shard;
 	atomic_store_explicit(&shard->sleeping, 0, memory_order_relaxed);
 
-	work = shard_iterate(shard, budget);
+	work = shard_iterate(shard, budget, true);
 	urcu_qsbr_quiescent_state();
 
 	/* Leave the fd readable if work remains, else arm the wake-up. */

@@ -24,6 +24,8 @@
 #define WHARF_LOOP_BUDGET 256
 /* epoll events fetched per epoll_wait. */
 #define WHARF_EPOLL_BATCH 64
+/* While busy, a threaded shard checks its fds every this many iterations. */
+#define WHARF_FD_CHECK_EVERY 16
 
 struct wharf_watch {
 	struct wharf_shard *shard;
