@@ -16,6 +16,7 @@
  * RCU.  App-driven shards run the same iteration from wharf_shard_poll().
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <time.h>
@@ -89,14 +90,13 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
 }
 
 /*
- * Announces `sleeping` (the fence pairs with the one in wharf_shard_send)
- * and re-checks the ring.  Returns true when the caller may block.
+ * Announces `sleeping`, then re-checks the ring for any claimed position
+ * (the protocol is in msg.c).  Returns true when the caller may block.
  */
 static bool shard_prepare_sleep(struct wharf_shard *shard)
 {
-	atomic_store_explicit(&shard->sleeping, 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_seq_cst);
-	return !wharf_ring_ready(&shard->ring) &&
+	atomic_store_explicit(&shard->sleeping, 1, memory_order_seq_cst);
+	return !wharf_ring_pending(&shard->ring) &&
 	       !atomic_load_explicit(&shard->stop, memory_order_acquire);
 }
 
@@ -108,6 +108,10 @@ static void shard_sleep(struct wharf_shard *shard)
 	if (!shard_prepare_sleep(shard) || wharf_shard_arm_pollers(shard)) {
 		atomic_store_explicit(&shard->sleeping, 0,
 				      memory_order_relaxed);
+		/* A sender between claim and publish: give it the CPU. */
+		if (wharf_ring_pending(&shard->ring) &&
+		    !wharf_ring_ready(&shard->ring))
+			sched_yield();
 		return;
 	}
 	wharf_count(&shard->stats.sleeps, 1);

@@ -35,9 +35,10 @@ int wharf_ring_push(struct wharf_ring *ring, wharf_ring_fn fn, void *arg)
 
 		if (lag == 0) {
 			/* Free for this lap: claim it. */
+			/* seq_cst: part of the wake-up protocol (msg.c). */
 			if (atomic_compare_exchange_weak_explicit(
 				    &ring->tail, &pos, pos + 1,
-				    memory_order_relaxed, memory_order_relaxed))
+				    memory_order_seq_cst, memory_order_relaxed))
 				break;
 		} else if (lag < 0) {
 			/* Still holds last lap's message. */
@@ -61,6 +62,12 @@ bool wharf_ring_ready(const struct wharf_ring *ring)
 
 	return atomic_load_explicit(&slot->seq, memory_order_acquire) ==
 	       ring->head + 1;
+}
+
+bool wharf_ring_pending(const struct wharf_ring *ring)
+{
+	return atomic_load_explicit(&ring->tail, memory_order_seq_cst) !=
+	       ring->head;
 }
 
 bool wharf_ring_pop(struct wharf_ring *ring, wharf_ring_fn *fn, void **arg)

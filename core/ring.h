@@ -52,4 +52,12 @@ bool wharf_ring_pop(struct wharf_ring *ring, wharf_ring_fn *fn, void **arg);
 /* Consumer: whether the oldest position holds a published message. */
 bool wharf_ring_ready(const struct wharf_ring *ring);
 
+/*
+ * Consumer: whether any position has been claimed and not consumed, even if
+ * its message is not published yet.  A seq_cst load of `tail`, which every
+ * successful push updates with a seq_cst CAS: see msg.c for the wake-up
+ * protocol built on that.
+ */
+bool wharf_ring_pending(const struct wharf_ring *ring);
+
 #endif /* WHARF_CORE_RING_H */
