@@ -1,0 +1,659 @@
+/*
+ * msg_bench: cross-shard message throughput and one-way latency of
+ * wharf_shard_send() against a mutex + condition-variable queue, in the
+ * same run, same producers, same consumer CPUs, same queue depth.
+ *
+ * Throughput: P producer threads send to K consumers round-robin, either a
+ * fixed number of messages each or for a fixed duration; the clock stops
+ * when the consumers have run every message sent.  A full queue makes a
+ * wharf producer retry (after sched_yield) and a baseline producer wait on
+ * its "not full" condition.
+ *
+ * Latency: one producer sends a timestamped message to consumer 0 and waits
+ * for it to run before sending the next; the consumer records now - stamp
+ * (CLOCK_MONOTONIC is the same clock on every CPU).  This is the cost of a
+ * hand-off including the consumer's wake-up, without queueing delay.
+ *
+ * The baseline consumer is a thread pinned to the CPU of the matching shard;
+ * by default it takes one message per lock hold, the textbook queue;
+ * --baseline-batch lets it take up to N (kinder to the baseline).
+ * Producers are pinned to the CPUs no consumer uses, when there are any.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <wharf/core.h>
+
+#define MAX_CONSUMERS  64
+#define MAX_PRODUCERS  64
+#define MAX_BASE_BATCH 256
+#define MAX_ROUNDS     100
+
+struct config {
+	unsigned producers;
+	unsigned consumers;
+	uint64_t messages;    /* per producer; 0 = run for `duration` */
+	double duration;      /* seconds */
+	unsigned samples;     /* latency samples */
+	unsigned gap_us;      /* pause between latency samples */
+	unsigned queue_depth; /* both queues */
+	unsigned rounds;      /* alternating throughput rounds */
+	unsigned base_batch;  /* messages a baseline consumer takes per lock */
+	enum wharf_poll_mode mode;
+	const char *mode_name;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- what every consumer does with a message -------------------------- */
+
+struct sink {
+	alignas(64) _Atomic uint64_t ran; /* written by its consumer only */
+};
+
+static struct sink sinks[MAX_CONSUMERS];
+static uint64_t *lat_samples;
+static _Atomic uint64_t lat_acked;
+
+static void count_msg(unsigned consumer)
+{
+	_Atomic uint64_t *ran = &sinks[consumer].ran;
+
+	atomic_store_explicit(
+		ran, atomic_load_explicit(ran, memory_order_relaxed) + 1,
+		memory_order_relaxed);
+}
+
+static void latency_msg(uint64_t stamp)
+{
+	uint64_t i = atomic_load_explicit(&lat_acked, memory_order_relaxed);
+
+	lat_samples[i] = now_ns() - stamp;
+	atomic_store_explicit(&lat_acked, i + 1, memory_order_release);
+}
+
+static uint64_t total_ran(unsigned consumers)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < consumers; i++)
+		n += atomic_load_explicit(&sinks[i].ran, memory_order_relaxed);
+	return n;
+}
+
+static void pin_self(int cpu);
+
+/* ---- the two queues behind one interface ------------------------------ */
+
+struct queue_ops {
+	const char *name;
+	/* Sends message kind `latency` (arg = stamp) or a counted one. */
+	void (*send)(void *impl, unsigned consumer, bool latency, uint64_t arg);
+};
+
+/* wharf */
+
+static void wharf_count_fn(struct wharf_shard *shard, void *arg)
+{
+	(void)arg;
+	count_msg(wharf_shard_index(shard));
+}
+
+static void wharf_latency_fn(struct wharf_shard *shard, void *arg)
+{
+	(void)shard;
+	latency_msg((uint64_t)(uintptr_t)arg);
+}
+
+static void wharf_send(void *impl, unsigned consumer, bool latency,
+		       uint64_t arg)
+{
+	struct wharf_shard *shard = wharf_ctx_shard(impl, consumer);
+	wharf_msg_fn fn = latency ? wharf_latency_fn : wharf_count_fn;
+
+	while (wharf_shard_send(shard, fn, (void *)(uintptr_t)arg) == -EAGAIN)
+		sched_yield();
+}
+
+static const struct queue_ops wharf_ops = {"wharf", wharf_send};
+
+/* mutex + condition variable */
+
+struct base_msg {
+	bool latency;
+	uint64_t arg;
+};
+
+struct base_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty;
+	pthread_cond_t not_full;
+	struct base_msg *slots;
+	unsigned depth, head, len;
+	unsigned batch;
+	bool stop;
+	unsigned index;
+	int cpu;
+	pthread_t thread;
+};
+
+struct baseline {
+	struct base_queue q[MAX_CONSUMERS];
+	unsigned n;
+};
+
+static void *base_consumer(void *arg)
+{
+	struct base_queue *q = arg;
+	struct base_msg batch[MAX_BASE_BATCH];
+
+	pin_self(q->cpu);
+	for (;;) {
+		unsigned n = 0;
+
+		pthread_mutex_lock(&q->lock);
+		while (!q->len && !q->stop)
+			pthread_cond_wait(&q->not_empty, &q->lock);
+		if (!q->len && q->stop) {
+			pthread_mutex_unlock(&q->lock);
+			return NULL;
+		}
+		while (q->len && n < q->batch) {
+			batch[n++] = q->slots[q->head];
+			q->head = (q->head + 1) % q->depth;
+			q->len--;
+		}
+		pthread_cond_broadcast(&q->not_full);
+		pthread_mutex_unlock(&q->lock);
+		for (unsigned i = 0; i < n; i++) {
+			if (batch[i].latency)
+				latency_msg(batch[i].arg);
+			else
+				count_msg(q->index);
+		}
+	}
+}
+
+static void base_send(void *impl, unsigned consumer, bool latency, uint64_t arg)
+{
+	struct base_queue *q = &((struct baseline *)impl)->q[consumer];
+
+	pthread_mutex_lock(&q->lock);
+	while (q->len == q->depth)
+		pthread_cond_wait(&q->not_full, &q->lock);
+	q->slots[(q->head + q->len) % q->depth] =
+		(struct base_msg){latency, arg};
+	q->len++;
+	pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
+}
+
+static const struct queue_ops base_ops = {"mutex+condvar", base_send};
+
+static int baseline_start(struct baseline *b, const struct config *cfg,
+			  const int *cpus)
+{
+	b->n = cfg->consumers;
+	for (unsigned i = 0; i < b->n; i++) {
+		struct base_queue *q = &b->q[i];
+
+		*q = (struct base_queue){0}; /* reused from the last round */
+		pthread_mutex_init(&q->lock, NULL);
+		pthread_cond_init(&q->not_empty, NULL);
+		pthread_cond_init(&q->not_full, NULL);
+		q->slots = calloc(cfg->queue_depth, sizeof(*q->slots));
+		if (!q->slots)
+			return -ENOMEM;
+		q->depth = cfg->queue_depth;
+		q->batch = cfg->base_batch;
+		q->index = i;
+		q->cpu = cpus[i];
+		if (pthread_create(&q->thread, NULL, base_consumer, q))
+			return -EAGAIN;
+	}
+	return 0;
+}
+
+static void baseline_stop(struct baseline *b)
+{
+	for (unsigned i = 0; i < b->n; i++) {
+		struct base_queue *q = &b->q[i];
+
+		pthread_mutex_lock(&q->lock);
+		q->stop = true;
+		pthread_cond_signal(&q->not_empty);
+		pthread_mutex_unlock(&q->lock);
+		pthread_join(q->thread, NULL);
+		free(q->slots);
+		pthread_cond_destroy(&q->not_full);
+		pthread_cond_destroy(&q->not_empty);
+		pthread_mutex_destroy(&q->lock);
+	}
+}
+
+/* ---- measurements ------------------------------------------------------ */
+
+struct producer {
+	const struct queue_ops *ops;
+	void *impl;
+	const struct config *cfg;
+	unsigned id;
+	int cpu; /* -1: not pinned */
+	uint64_t deadline;
+	uint64_t sent;
+	pthread_t thread;
+};
+
+/*
+ * CPUs for producers: those no consumer uses, round-robin, so that
+ * producers never preempt a consumer; none left = not pinned.
+ */
+static int producer_cpus[MAX_PRODUCERS];
+
+static void plan_producer_cpus(const struct config *cfg, const int *cons)
+{
+	int free_cpus[CPU_SETSIZE], nfree = 0;
+	cpu_set_t allowed;
+
+	sched_getaffinity(0, sizeof(allowed), &allowed);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		bool used = false;
+
+		for (unsigned i = 0; i < cfg->consumers; i++)
+			used |= cons[i] == c;
+		if (CPU_ISSET(c, &allowed) && !used)
+			free_cpus[nfree++] = c;
+	}
+	for (unsigned i = 0; i < cfg->producers; i++)
+		producer_cpus[i] = nfree ? free_cpus[i % nfree] : -1;
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static _Atomic bool go;
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+	unsigned consumer = p->id % p->cfg->consumers;
+
+	pin_self(p->cpu);
+	while (!atomic_load_explicit(&go, memory_order_acquire))
+		sched_yield();
+	for (;;) {
+		if (p->cfg->messages
+			    ? p->sent == p->cfg->messages
+			    : (p->sent % 1024 == 0 && now_ns() >= p->deadline))
+			break;
+		p->ops->send(p->impl, consumer, false, 0);
+		p->sent++;
+		if (++consumer == p->cfg->consumers)
+			consumer = 0;
+	}
+	return NULL;
+}
+
+struct result {
+	uint64_t msgs;
+	double secs;
+	double p50_us, p99_us;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void measure_throughput(const struct queue_ops *ops, void *impl,
+			       const struct config *cfg, struct result *res)
+{
+	struct producer prod[MAX_PRODUCERS];
+	uint64_t start, sent = 0, last_report;
+	uint64_t base = total_ran(cfg->consumers);
+
+	atomic_store(&go, false);
+	start = now_ns();
+	for (unsigned i = 0; i < cfg->producers; i++) {
+		prod[i] = (struct producer){
+			.ops = ops,
+			.impl = impl,
+			.cfg = cfg,
+			.id = i,
+			.cpu = producer_cpus[i],
+			.deadline = start + (uint64_t)(cfg->duration * 1e9),
+		};
+		pthread_create(&prod[i].thread, NULL, produce, &prod[i]);
+	}
+	start = now_ns();
+	atomic_store_explicit(&go, true, memory_order_release);
+	for (unsigned i = 0; i < cfg->producers; i++) {
+		pthread_join(prod[i].thread, NULL);
+		sent += prod[i].sent;
+	}
+	last_report = now_ns();
+	while (total_ran(cfg->consumers) - base < sent) {
+		sched_yield();
+		if (now_ns() - last_report > 1000000000u) {
+			last_report = now_ns();
+			fprintf(stderr, "  %s: draining, %llu of %llu run\n",
+				ops->name,
+				(unsigned long long)(total_ran(cfg->consumers) -
+						     base),
+				(unsigned long long)sent);
+		}
+	}
+	res->secs = (double)(now_ns() - start) / 1e9;
+	res->msgs = sent;
+}
+
+static void measure_latency(const struct queue_ops *ops, void *impl,
+			    const struct config *cfg, struct result *res)
+{
+	struct timespec gap = {0, (long)cfg->gap_us * 1000};
+
+	/* The sender runs where producers run: off the consumers' CPUs. */
+	pin_self(producer_cpus[0]);
+	atomic_store(&lat_acked, 0);
+	for (uint64_t i = 0; i < cfg->samples; i++) {
+		/* Give the consumer time to fall asleep. */
+		if (cfg->gap_us)
+			nanosleep(&gap, NULL);
+		ops->send(impl, 0, true, now_ns());
+		while (atomic_load_explicit(&lat_acked, memory_order_acquire) <=
+		       i)
+			;
+	}
+	qsort(lat_samples, cfg->samples, sizeof(*lat_samples), cmp_u64);
+	res->p50_us = (double)lat_samples[cfg->samples / 2] / 1e3;
+	res->p99_us = (double)lat_samples[cfg->samples * 99 / 100] / 1e3;
+}
+
+static double median(double *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- command line ------------------------------------------------------ */
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: msg_bench [options]\n"
+		"Cross-shard message throughput and one-way latency: "
+		"wharf_shard_send vs a\n"
+		"mutex + condition-variable queue, alternating rounds in "
+		"one run.\n\n"
+		"  -p, --producers N       producer threads (default 2)\n"
+		"  -c, --consumers N       shards / baseline consumers "
+		"(default 1)\n"
+		"  -n, --messages N        messages per producer per round "
+		"(default: run\n"
+		"                          for --duration)\n"
+		"  -d, --duration SECS     length of a throughput round "
+		"(default 1)\n"
+		"  -r, --rounds N          throughput rounds per queue, "
+		"alternating; medians\n"
+		"                          are compared (default 5)\n"
+		"  -s, --samples N         latency samples (default 20000)\n"
+		"  -g, --gap-us N          pause before each latency sample, "
+		"so that the\n"
+		"                          consumer sleeps and must be woken "
+		"(default 0)\n"
+		"  -q, --queue-depth N     slots per queue, power of two "
+		"(default 4096)\n"
+		"  -b, --baseline-batch N  messages the baseline consumer "
+		"takes per lock\n"
+		"                          hold, 1..256 (default 1: the "
+		"textbook queue)\n"
+		"  -m, --mode MODE         shard poll mode: event, busy, "
+		"adaptive\n"
+		"                          (default event)\n"
+		"  -h, --help              this text\n\n"
+		"Progress goes to stderr; a table and a summary line to "
+		"stdout.\n");
+}
+
+static int parse(int argc, char **argv, struct config *cfg)
+{
+	static const struct option longopts[] = {
+		{"producers", required_argument, NULL, 'p'},
+		{"consumers", required_argument, NULL, 'c'},
+		{"messages", required_argument, NULL, 'n'},
+		{"duration", required_argument, NULL, 'd'},
+		{"samples", required_argument, NULL, 's'},
+		{"gap-us", required_argument, NULL, 'g'},
+		{"rounds", required_argument, NULL, 'r'},
+		{"baseline-batch", required_argument, NULL, 'b'},
+		{"queue-depth", required_argument, NULL, 'q'},
+		{"mode", required_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	*cfg = (struct config){
+		.producers = 2,
+		.consumers = 1,
+		.duration = 1.0,
+		.samples = 20000,
+		.queue_depth = 4096,
+		.rounds = 5,
+		.base_batch = 1,
+		.mode = WHARF_POLL_EVENT,
+		.mode_name = "event",
+	};
+	while ((c = getopt_long(argc, argv, "p:c:n:d:s:g:r:b:q:m:h", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			cfg->producers = (unsigned)atoi(optarg);
+			break;
+		case 'c':
+			cfg->consumers = (unsigned)atoi(optarg);
+			break;
+		case 'n':
+			cfg->messages = strtoull(optarg, NULL, 10);
+			break;
+		case 'd':
+			cfg->duration = atof(optarg);
+			break;
+		case 's':
+			cfg->samples = (unsigned)atoi(optarg);
+			break;
+		case 'g':
+			cfg->gap_us = (unsigned)atoi(optarg);
+			break;
+		case 'r':
+			cfg->rounds = (unsigned)atoi(optarg);
+			break;
+		case 'b':
+			cfg->base_batch = (unsigned)atoi(optarg);
+			break;
+		case 'q':
+			cfg->queue_depth = (unsigned)atoi(optarg);
+			break;
+		case 'm':
+			cfg->mode_name = optarg;
+			if (!strcmp(optarg, "event"))
+				cfg->mode = WHARF_POLL_EVENT;
+			else if (!strcmp(optarg, "busy"))
+				cfg->mode = WHARF_POLL_BUSY;
+			else if (!strcmp(optarg, "adaptive"))
+				cfg->mode = WHARF_POLL_ADAPTIVE;
+			else
+				return -1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	if (optind != argc || !cfg->producers ||
+	    cfg->producers > MAX_PRODUCERS || !cfg->consumers ||
+	    cfg->consumers > MAX_CONSUMERS || cfg->duration <= 0 ||
+	    !cfg->samples || !cfg->rounds || cfg->rounds > MAX_ROUNDS ||
+	    !cfg->base_batch || cfg->base_batch > MAX_BASE_BATCH)
+		return -1;
+	return 0;
+}
+
+static int wharf_open(const struct config *cfg, struct wharf_ctx **ctx)
+{
+	struct wharf_ctx_opts opts;
+	int err;
+
+	wharf_ctx_opts_init(&opts);
+	opts.nshards = cfg->consumers;
+	opts.poll_mode = cfg->mode;
+	opts.queue_depth = cfg->queue_depth;
+	err = wharf_ctx_create(&opts, ctx);
+	if (err)
+		fprintf(stderr, "wharf_ctx_create: %s\n", strerror(-err));
+	return err;
+}
+
+static void wharf_report(struct wharf_ctx *ctx, const struct config *cfg)
+{
+	for (unsigned i = 0; i < cfg->consumers; i++) {
+		struct wharf_shard_stats st = {.size = sizeof(st)};
+
+		wharf_shard_stats(wharf_ctx_shard(ctx, i), &st);
+		fprintf(stderr,
+			"  wharf shard %u: %llu loops, %llu sleeps, %llu "
+			"wake-ups, %llu full-queue refusals\n",
+			i, (unsigned long long)st.loops,
+			(unsigned long long)st.sleeps,
+			(unsigned long long)st.wakeups,
+			(unsigned long long)st.send_full);
+	}
+}
+
+struct summary {
+	double mps[MAX_ROUNDS]; /* Mmsg/s per round */
+	double median, min, max;
+	struct result lat;
+};
+
+static void summarize(struct summary *s, unsigned rounds)
+{
+	s->min = s->max = s->mps[0];
+	for (unsigned i = 1; i < rounds; i++) {
+		s->min = s->mps[i] < s->min ? s->mps[i] : s->min;
+		s->max = s->mps[i] > s->max ? s->mps[i] : s->max;
+	}
+	s->median = median(s->mps, rounds);
+}
+
+static void row(const char *name, const char *mode, const struct config *cfg,
+		const struct summary *s)
+{
+	printf("%-16s %-9s %9u %9u %6u %10.2f %8.2f %8.2f %9.2f %9.2f\n", name,
+	       mode, cfg->producers, cfg->consumers, cfg->rounds, s->median,
+	       s->min, s->max, s->lat.p50_us, s->lat.p99_us);
+}
+
+int main(int argc, char **argv)
+{
+	static struct baseline base;
+	struct summary w = {0}, b = {0};
+	struct wharf_ctx *ctx;
+	struct config cfg;
+	struct result r;
+	int cpus[MAX_CONSUMERS];
+	char base_name[32];
+
+	if (parse(argc, argv, &cfg)) {
+		usage(stderr);
+		return 2;
+	}
+	lat_samples = calloc(cfg.samples, sizeof(*lat_samples));
+	if (!lat_samples)
+		return 1;
+	snprintf(base_name, sizeof(base_name), "mutex+condvar/%u",
+		 cfg.base_batch);
+
+	/* Alternate the two so that machine noise hits both alike. */
+	for (unsigned round = 0; round < cfg.rounds; round++) {
+		if (wharf_open(&cfg, &ctx))
+			return 1;
+		for (unsigned i = 0; i < cfg.consumers; i++)
+			cpus[i] = wharf_shard_cpu(wharf_ctx_shard(ctx, i));
+		plan_producer_cpus(&cfg, cpus);
+		measure_throughput(&wharf_ops, ctx, &cfg, &r);
+		w.mps[round] = (double)r.msgs / r.secs / 1e6;
+		fprintf(stderr, "round %u: wharf %.2f Mmsg/s\n", round + 1,
+			w.mps[round]);
+		wharf_report(ctx, &cfg);
+		wharf_ctx_destroy(ctx);
+
+		if (baseline_start(&base, &cfg, cpus))
+			return 1;
+		measure_throughput(&base_ops, &base, &cfg, &r);
+		b.mps[round] = (double)r.msgs / r.secs / 1e6;
+		fprintf(stderr, "round %u: %s %.2f Mmsg/s\n", round + 1,
+			base_name, b.mps[round]);
+		baseline_stop(&base);
+	}
+	summarize(&w, cfg.rounds);
+	summarize(&b, cfg.rounds);
+
+	fprintf(stderr, "latency: %u samples each...\n", cfg.samples);
+	if (wharf_open(&cfg, &ctx))
+		return 1;
+	measure_latency(&wharf_ops, ctx, &cfg, &w.lat);
+	wharf_ctx_destroy(ctx);
+	if (baseline_start(&base, &cfg, cpus))
+		return 1;
+	measure_latency(&base_ops, &base, &cfg, &b.lat);
+	baseline_stop(&base);
+
+	printf("%-16s %-9s %9s %9s %6s %10s %8s %8s %9s %9s\n", "queue", "mode",
+	       "producers", "consumers", "rounds", "Mmsg/s_med", "min", "max",
+	       "p50_us", "p99_us");
+	row(wharf_ops.name, cfg.mode_name, &cfg, &w);
+	row(base_name, "condvar", &cfg, &b);
+	double ratio = w.median / b.median;
+	printf("summary: wharf %.2f Mmsg/s vs %s %.2f Mmsg/s (medians of %u "
+	       "rounds): throughput ratio %.2fx (goal >= 5x: %s); one-way "
+	       "latency p50 %.2f us vs %.2f us\n",
+	       w.median, base_name, b.median, cfg.rounds, ratio,
+	       ratio >= 5 ? "met" : "NOT met", w.lat.p50_us, b.lat.p50_us);
+	free(lat_samples);
+	return 0;
+}
