@@ -19,29 +19,14 @@ using wharf_test::PollUntil;
 namespace
 {
 
-class AppDriven : public ::testing::Test
+class AppDriven : public wharf_test::AppDrivenCtx<2>
 {
       protected:
-	void SetUp() override
-	{
-		ctx_ = MakeCtx(Opts([](struct wharf_ctx_opts &o) {
-			o.nshards = 2;
-			o.app_driven = true;
-		}));
-		ASSERT_NE(nullptr, ctx_);
-		shard_ = wharf_ctx_shard(ctx_, 0);
-	}
-	void TearDown() override
-	{
-		EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
-	}
 	static bool Readable(struct wharf_shard *shard)
 	{
 		struct pollfd pfd = {wharf_shard_fd(shard), POLLIN, 0};
 		return poll(&pfd, 1, 0) == 1;
 	}
-	struct wharf_ctx *ctx_ = nullptr;
-	struct wharf_shard *shard_ = nullptr;
 };
 
 std::atomic<int> counted{0};
@@ -61,9 +46,7 @@ TEST_F(AppDriven, PollRunsQueuedWorkAndReportsIt)
 	EXPECT_EQ(5, counted.load());
 	EXPECT_EQ(0, wharf_shard_poll(shard_, 16));
 
-	struct wharf_shard_stats st = {};
-	st.size = sizeof(st);
-	ASSERT_EQ(0, wharf_shard_stats(shard_, &st));
+	struct wharf_shard_stats st = wharf_test::Stats(shard_);
 	EXPECT_EQ(3u, st.loops);
 	EXPECT_EQ(5u, st.msgs);
 	// Nothing was sent to the other shard.

@@ -88,10 +88,8 @@ TEST_P(Torture, NothingLostOrReorderedPerProducer)
 
 	// Every refusal was counted, and only those.
 	for (unsigned s = 0; s < kShards; s++) {
-		struct wharf_shard_stats st = {};
-		st.size = sizeof(st);
-		ASSERT_EQ(0, wharf_shard_stats(wharf_ctx_shard(ctx, s), &st));
-		EXPECT_EQ(refused[s].load(), st.send_full);
+		EXPECT_EQ(refused[s].load(),
+			  wharf_test::Stats(wharf_ctx_shard(ctx, s)).send_full);
 	}
 	// Destroy runs whatever is still queued, then joins.
 	ASSERT_EQ(0, wharf_ctx_destroy(ctx));
@@ -158,12 +156,8 @@ TEST(Messages, ShardToShardHops)
 	uint64_t msgs = 0;
 	for (unsigned s = 0; s < kShards; s++) {
 		struct wharf_shard *shard = wharf_ctx_shard(ctx, s);
-		struct wharf_shard_stats st = {};
-		st.size = sizeof(st);
 		// Read on the shard: every earlier message has been counted.
-		RunOn(shard,
-		      [&] { ASSERT_EQ(0, wharf_shard_stats(shard, &st)); });
-		msgs += st.msgs;
+		RunOn(shard, [&] { msgs += wharf_test::Stats(shard).msgs; });
 	}
 	EXPECT_EQ((uint64_t)kTokens * kHops, msgs);
 	for (auto &t : tokens)
@@ -212,10 +206,7 @@ TEST(Messages, FullQueueRefusesWithEagainAndRecovers)
 	EXPECT_EQ(-EAGAIN, wharf_shard_send(shard, Record, (void *)100));
 	EXPECT_EQ(-EAGAIN, wharf_shard_send(shard, Record, (void *)101));
 
-	struct wharf_shard_stats st = {};
-	st.size = sizeof(st);
-	ASSERT_EQ(0, wharf_shard_stats(shard, &st));
-	EXPECT_EQ(2u, st.send_full);
+	EXPECT_EQ(2u, wharf_test::Stats(shard).send_full);
 
 	EXPECT_EQ(8, wharf_shard_poll(shard, 64));
 	EXPECT_EQ((std::vector<uintptr_t>{0, 1, 2, 3, 4, 5, 6, 7}), ran);

@@ -41,6 +41,18 @@ void Capture(void *arg, enum wharf_log_level level, const char *msg)
 	}
 }
 
+// A context of @nshards shards whose error log lines go to @sink.
+struct wharf_ctx *LoggedCtx(LogSink &sink, unsigned nshards,
+			    bool app_driven = false)
+{
+	return MakeCtx(Opts([&](struct wharf_ctx_opts &o) {
+		o.nshards = nshards;
+		o.app_driven = app_driven;
+		o.log_fn = Capture;
+		o.log_arg = &sink;
+	}));
+}
+
 std::atomic<int> payloads_run{0};
 std::atomic<int> self_sends_run{0};
 
@@ -80,11 +92,7 @@ TEST(Shutdown, PendingMessagesRunExactlyOnce)
 	payloads_run = 0;
 	self_sends_run = 0;
 	self_sends_accepted = 0;
-	struct wharf_ctx *ctx = MakeCtx(Opts([&](struct wharf_ctx_opts &o) {
-		o.nshards = 3;
-		o.log_fn = Capture;
-		o.log_arg = &sink;
-	}));
+	struct wharf_ctx *ctx = LoggedCtx(sink, 3);
 	ASSERT_NE(nullptr, ctx);
 	struct wharf_shard *s0 = wharf_ctx_shard(ctx, 0);
 	ASSERT_EQ(0, wharf_shard_send(s0, Blocker, nullptr));
@@ -100,11 +108,7 @@ TEST(Shutdown, PendingMessagesRunExactlyOnce)
 TEST(Shutdown, LeftoverWatchesTimersPollersAreFreed)
 {
 	LogSink sink;
-	struct wharf_ctx *ctx = MakeCtx(Opts([&](struct wharf_ctx_opts &o) {
-		o.nshards = 1;
-		o.log_fn = Capture;
-		o.log_arg = &sink;
-	}));
+	struct wharf_ctx *ctx = LoggedCtx(sink, 1);
 	ASSERT_NE(nullptr, ctx);
 	struct wharf_shard *shard = wharf_ctx_shard(ctx, 0);
 	int efd = eventfd(0, EFD_NONBLOCK);
@@ -133,12 +137,7 @@ TEST(Shutdown, LeftoverWatchesTimersPollersAreFreed)
 TEST(Shutdown, ObjectsLeftInAShardArenaAreReported)
 {
 	LogSink sink;
-	struct wharf_ctx *ctx = MakeCtx(Opts([&](struct wharf_ctx_opts &o) {
-		o.nshards = 1;
-		o.app_driven = true;
-		o.log_fn = Capture;
-		o.log_arg = &sink;
-	}));
+	struct wharf_ctx *ctx = LoggedCtx(sink, 1, true);
 	ASSERT_NE(nullptr, ctx);
 	void *p = wharf_numa_alloc(wharf_shard_arena(wharf_ctx_shard(ctx, 0)),
 				   100, 0, false);

@@ -54,6 +54,36 @@ inline void RunOn(struct wharf_shard *shard, std::function<void()> fn)
 	done.wait();
 }
 
+// A snapshot of @shard's counters (all zero, and a test failure, on error).
+inline struct wharf_shard_stats Stats(const struct wharf_shard *shard)
+{
+	struct wharf_shard_stats st = {};
+	st.size = sizeof(st);
+	EXPECT_EQ(0, wharf_shard_stats(shard, &st));
+	return st;
+}
+
+// Fixture: an app-driven context of @kShards shards; shard_ is shard 0.
+template <unsigned kShards> class AppDrivenCtx : public ::testing::Test
+{
+      protected:
+	void SetUp() override
+	{
+		ctx_ = MakeCtx(Opts([](struct wharf_ctx_opts &o) {
+			o.nshards = kShards;
+			o.app_driven = true;
+		}));
+		ASSERT_NE(nullptr, ctx_);
+		shard_ = wharf_ctx_shard(ctx_, 0);
+	}
+	void TearDown() override
+	{
+		EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
+	}
+	struct wharf_ctx *ctx_ = nullptr;
+	struct wharf_shard *shard_ = nullptr;
+};
+
 // App-driven: waits like a reactor would (shard fd + timer timeout) and
 // polls until @done holds.
 inline void PollUntil(struct wharf_shard *shard,

@@ -21,22 +21,9 @@ namespace
 
 constexpr uint64_t kMs = 1000000;
 
-class Timers : public ::testing::Test
+class Timers : public wharf_test::AppDrivenCtx<1>
 {
       protected:
-	void SetUp() override
-	{
-		ctx_ = MakeCtx(Opts([](struct wharf_ctx_opts &o) {
-			o.nshards = 1;
-			o.app_driven = true;
-		}));
-		ASSERT_NE(nullptr, ctx_);
-		shard_ = wharf_ctx_shard(ctx_, 0);
-	}
-	void TearDown() override
-	{
-		EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
-	}
 	struct wharf_timer *Make(const std::string &name)
 	{
 		names_.push_back(name);
@@ -54,14 +41,10 @@ class Timers : public ::testing::Test
 	};
 	wharf_stats_view Stats()
 	{
-		struct wharf_shard_stats st = {};
-		st.size = sizeof(st);
-		EXPECT_EQ(0, wharf_shard_stats(shard_, &st));
+		struct wharf_shard_stats st = wharf_test::Stats(shard_);
 		return {st.timers_armed, st.timers_fired};
 	}
 
-	struct wharf_ctx *ctx_ = nullptr;
-	struct wharf_shard *shard_ = nullptr;
 	std::list<std::string> names_;
 	static std::vector<std::string> fired_;
 };

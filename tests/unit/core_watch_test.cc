@@ -20,23 +20,18 @@ using wharf_test::RunOn;
 namespace
 {
 
-class Watches : public ::testing::Test
+class Watches : public wharf_test::AppDrivenCtx<1>
 {
       protected:
 	void SetUp() override
 	{
-		ctx_ = MakeCtx(Opts([](struct wharf_ctx_opts &o) {
-			o.nshards = 1;
-			o.app_driven = true;
-		}));
-		ASSERT_NE(nullptr, ctx_);
-		shard_ = wharf_ctx_shard(ctx_, 0);
+		AppDrivenCtx::SetUp();
 		efd_ = eventfd(0, EFD_NONBLOCK);
 		ASSERT_GE(efd_, 0);
 	}
 	void TearDown() override
 	{
-		EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
+		AppDrivenCtx::TearDown();
 		close(efd_);
 	}
 	void Signal()
@@ -44,8 +39,6 @@ class Watches : public ::testing::Test
 		uint64_t one = 1;
 		ASSERT_EQ(8, write(efd_, &one, 8));
 	}
-	struct wharf_ctx *ctx_ = nullptr;
-	struct wharf_shard *shard_ = nullptr;
 	int efd_ = -1;
 };
 
@@ -87,9 +80,7 @@ TEST_F(Watches, CallbackRunsWhileReadyAndStopsAfterRemove)
 	EXPECT_EQ(0, wharf_shard_poll(shard_, 8));
 	EXPECT_EQ(1, seen.calls);
 
-	struct wharf_shard_stats st = {};
-	st.size = sizeof(st);
-	ASSERT_EQ(0, wharf_shard_stats(shard_, &st));
+	struct wharf_shard_stats st = wharf_test::Stats(shard_);
 	EXPECT_EQ(1u, st.fd_events);
 	EXPECT_EQ(0u, st.watches);
 }
@@ -137,9 +128,7 @@ TEST_F(Watches, PollerRunsEachIterationUntilRemoved)
 	for (int i = 0; i < 6; i++)
 		wharf_shard_poll(shard_, 8);
 	EXPECT_EQ(3, c.polls);
-	struct wharf_shard_stats st = {};
-	st.size = sizeof(st);
-	ASSERT_EQ(0, wharf_shard_stats(shard_, &st));
+	struct wharf_shard_stats st = wharf_test::Stats(shard_);
 	EXPECT_EQ(6u, st.poller_work);
 	EXPECT_EQ(-EINVAL, wharf_shard_poller_add(shard_, nullptr, nullptr,
 						  nullptr, nullptr));
