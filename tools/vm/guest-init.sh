@@ -64,8 +64,11 @@ ulimit -n 65536
 echo "guest-init: rxe0 up, running the command"
 
 cd "$WHARF_CWD" || fail "no $WHARF_CWD"
+cut -d' ' -f1 /proc/uptime >/run/wharf/t_start
 WHARF_GUEST=1 WHARF_GUEST_SHARE=/run/wharf bash /run/wharf/cmd.sh \
 	</dev/null >/dev/ttyS1 2>&1
-echo $? >/run/wharf/rc
+rc=$?
+cut -d' ' -f1 /proc/uptime >/run/wharf/t_end
+echo $rc >/run/wharf/rc
 sync
 poweroff -f

@@ -75,7 +75,7 @@ mkdir -p "$logdir"
 rundir=$(mktemp -d /tmp/wharf-vm.XXXXXX)
 [ -n "$share" ] || share=$rundir/share
 mkdir -p "$share"
-rm -f "$share/rc"
+rm -f "$share/rc" "$share/t_start" "$share/t_end"
 out=$rundir/out.log
 console=$logdir/console.log
 : >"$out"
@@ -165,6 +165,13 @@ wait "$tpid" 2>/dev/null || true
 tpid=""
 
 if [ -f "$share/rc" ]; then
+	# Boot = guest uptime when the command started (kernel + setup of rxe0).
+	if [ -f "$share/t_start" ] && [ -f "$share/t_end" ]; then
+		awk -v b="$(cat "$share/t_start")" -v e="$(cat "$share/t_end")" \
+			-v w="$((SECONDS - start))" 'BEGIN {
+			printf "vm: boot %.1f s, command %.1f s, wall %d s\n",
+				b, e - b, w }' >&2
+	fi
 	exit "$(cat "$share/rc")"
 fi
 echo "run.sh: the guest stopped without an exit status; console tail:" >&2
