@@ -44,6 +44,7 @@ struct wharf_numa_arena {
 	unsigned node;
 	unsigned index; /* jemalloc arena index */
 	bool bind;
+	bool bind_optional; /* one node: a refused mbind costs nothing */
 	unsigned long nodemask[NODEMASK_LONGS];
 	_Atomic size_t live;
 };
@@ -83,7 +84,8 @@ static void *extent_alloc(extent_hooks_t *hooks, void *new_addr, size_t size,
 		munmap((char *)start + size, trail);
 	if (arena->bind &&
 	    syscall(SYS_mbind, (void *)start, size, MPOL_BIND, arena->nodemask,
-		    (unsigned long)NODEMASK_LONGS * 64 + 1, 0)) {
+		    (unsigned long)NODEMASK_LONGS * 64 + 1, 0) &&
+	    !arena->bind_optional) {
 		munmap((void *)start, size);
 		return NULL;
 	}
@@ -163,6 +165,8 @@ int wharf_numa_arena_create(struct wharf_numa *numa, unsigned node,
 	arena->hooks = node_hooks;
 	arena->node = node;
 	arena->bind = numa->this_system;
+	/* E.g. containers that forbid mbind without CAP_SYS_NICE. */
+	arena->bind_optional = numa->nnodes == 1;
 	arena->nodemask[numa->node_os[node] / 64] =
 		1UL << (numa->node_os[node] % 64);
 	hooks = &arena->hooks;

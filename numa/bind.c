@@ -80,11 +80,15 @@ int wharf_numa_bind_thread(const struct wharf_numa *numa, int cpu)
 	}
 	hwloc_bitmap_only(cpus, (unsigned)c->os);
 	hwloc_bitmap_only(nodes, (unsigned)numa->node_os[c->node]);
-	if (hwloc_set_cpubind(numa->topo, cpus, HWLOC_CPUBIND_THREAD) ||
-	    /* STRICT: MPOL_BIND, not the MPOL_PREFERRED_MANY hwloc may pick. */
-	    hwloc_set_membind(numa->topo, nodes, HWLOC_MEMBIND_BIND,
+	if (hwloc_set_cpubind(numa->topo, cpus, HWLOC_CPUBIND_THREAD)) {
+		err = neg_errno();
+		goto out;
+	}
+	/* STRICT: MPOL_BIND, not the MPOL_PREFERRED_MANY hwloc may pick. */
+	if (hwloc_set_membind(numa->topo, nodes, HWLOC_MEMBIND_BIND,
 			      HWLOC_MEMBIND_THREAD | HWLOC_MEMBIND_BYNODESET |
-				      HWLOC_MEMBIND_STRICT))
+				      HWLOC_MEMBIND_STRICT) &&
+	    numa->nnodes > 1) /* one node: a refusal (container) is harmless */
 		err = neg_errno();
 out:
 	hwloc_bitmap_free(cpus);

@@ -214,7 +214,9 @@ int wharf_numa_pick_shard(const struct wharf_numa_shard_load *shards,
 
 /**
  * wharf_numa_bind_thread - pin the calling thread to CPU @cpu and bind its
- * memory allocations (MPOL_BIND) to @cpu's node.
+ * memory allocations (MPOL_BIND) to @cpu's node.  On a single-node machine
+ * a refused memory binding (e.g. a container without CAP_SYS_NICE) is
+ * ignored: there is nowhere else for memory to go.
  * Return: 0; -EINVAL when @cpu is not in the snapshot; -EOPNOTSUPP on a
  * synthetic topology; -errno from sched_setaffinity/set_mempolicy.
  * Context: the thread to bind; non-blocking.  No RCU rule.
@@ -239,7 +241,8 @@ struct wharf_numa_arena;
  * @out: receives the arena, owned by the caller.
  *
  * On this machine every page the arena maps is bound to @node with
- * MPOL_BIND before first touch, whichever thread allocates.  On a synthetic
+ * MPOL_BIND before first touch, whichever thread allocates (on a
+ * single-node machine, as far as the kernel allows).  On a synthetic
  * topology the arena works but binds nothing.
  *
  * Return: 0; -EINVAL for a node that does not exist; -ENOMEM; -errno from
