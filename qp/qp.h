@@ -58,24 +58,28 @@
  * wharf_qp_release() says what may happen to the QP number next.
  *
  * Quarantine rule (QP pool).  The IB CM rejects a REQ (and a REP) whose
- * (remote CA GUID, remote QPN) matches one of its connections that is
- * established or in timewait, with REJ reason 10 (stale connection).  A
- * drained QP therefore goes back to the pool only when its owner releases
- * it with
+ * (CA GUID, QPN) one of its connections still uses, with REJ reason 10
+ * (stale connection).  Linux's CM keeps a connection's remote QPN in that
+ * table until the connection enters timewait, i.e. until it sent or got
+ * the DREP (cm_enter_timewait() -> cm_remove_remote()); the IB spec has
+ * timewait itself protect the number too.  A drained QP therefore goes
+ * back to the pool only when its owner releases it with
  *   - WHARF_QP_FATE_UNUSED: its number never reached a peer (no REQ or REP
  *     carried it), or
  *   - WHARF_QP_FATE_TIMEWAIT_EXIT: the connection's rdma_cm_id got
- *     RDMA_CM_EVENT_TIMEWAIT_EXIT, i.e. the local CM dropped it from its
- *     tables,
- * and then only after a further quarantine_ms (default 2000 ms): the peer
- * enters timewait up to a round trip later than we do when it sent the
- * DREQ, and a peer whose kernel uses a longer packet lifetime (RoCE: 18
- * instead of 16 in older kernels) stays in timewait up to ~1.5 s longer.
- * Any other end (WHARF_QP_FATE_UNKNOWN: the id was destroyed before timewait
- * exit, the DREQ was lost, ...) destroys the QP; the device hands out a new
+ *     RDMA_CM_EVENT_TIMEWAIT_EXIT: the DREQ/DREP exchange is over (the
+ *     peer sent or received the DREP, so it no longer holds the number as
+ *     connected) and the local timewait has passed,
+ * and then only after a further quarantine_ms (default 2000 ms), for a
+ * peer that still re-sends its DREQ because our DREP was lost, and for
+ * peers that keep the number through a timewait longer than ours (their
+ * timewait starts a round trip later when they sent the DREQ; RoCE
+ * kernels used packet lifetime 18 instead of 16, ~1.5 s more).  Any other
+ * end (WHARF_QP_FATE_UNKNOWN: the id was destroyed before timewait exit,
+ * the DREQ timed out, ...) destroys the QP; the device hands out a new
  * number.  Free QPs are taken oldest-released first.  A peer that never saw
- * the disconnect can still hold our number: only unique QP numbers would
- * avoid that, and the cm layer retries stale REJs (cm/rej_busy.h).
+ * the disconnect still holds our number: only unique QP numbers avoid
+ * that, and the cm layer retries stale REJs (cm/rej_busy.h).
  *
  * Admission.  Each QP on the SRQ claims recv_credits receive buffers (the
  * receive queue depth its peer is told about).  A res admits a new QP only
@@ -157,12 +161,16 @@ int wharf_qp_dev_open(struct wharf_ctx *ctx, struct ibv_context *verbs,
  * wharf_qp_dev_close - stop reading async events and free the device.
  * @dev: device or NULL.
  *
- * Every wharf_qp_res of @dev must have been destroyed.  Async messages
- * still in flight to shards hold a reference; the memory goes with the last.
+ * Every wharf_qp_res of @dev must have been destroyed, and every memory
+ * region the application registered on wharf_qp_dev_pd() deregistered.
+ * Async messages still in flight to shards hold a reference; the memory
+ * goes with the last.
  *
- * Return: 0; -EBUSY while resources exist (nothing is done); -EPERM when
- * called from a shard thread other than the async shard; -errno from
- * ibv_dealloc_pd (the device is freed anyway).
+ * Return: 0; -EBUSY while resources exist or the PD is still in use
+ * (nothing is done); -EPERM when called from a shard thread other than the
+ * async shard; other -errno from ibv_dealloc_pd (nothing is done); -errno
+ * from wharf_shard_send() when the watch could not be removed (the device
+ * is freed anyway).
  * Context: a thread that is not a shard of @dev's context (blocks until the
  * async shard dropped its watch; in app-driven mode someone must keep
  * polling it), or the async shard itself (non-blocking).  No RCU rule.
@@ -250,7 +258,13 @@ struct wharf_qp_res_opts {
 	int comp_vector;
 	/** QPs kept pre-created in RESET; 0 = 64.  Set no_pool for none. */
 	uint32_t pool_size;
-	/** Refill when fewer QPs are free; 0 = pool_size / 2. */
+	/**
+	 * Refill when fewer QPs are free; 0 = pool_size / 2.  The pool is
+	 * filled to pool_size at creation, then refilled to pool_size
+	 * whenever it falls below this mark.  QPs coming back from
+	 * connections are kept while fewer than 2 * pool_size are free
+	 * (recycling beats creating), destroyed beyond.
+	 */
 	uint32_t pool_low_water;
 	/** QPs created per refill step (one step per timer tick); 0 = 8. */
 	uint32_t pool_batch;
@@ -262,6 +276,17 @@ struct wharf_qp_res_opts {
 	bool no_quarantine_delay;
 	/** No SRQ: every QP gets a private receive queue. */
 	bool no_srq;
+	/**
+	 * How long a closing QP waits for its receive side to drain
+	 * (IBV_EVENT_QP_LAST_WQE_REACHED on the SRQ, flushed receives on a
+	 * private queue) before assuming it, ms; 0 = 200.  Devices that never
+	 * raise LAST_WQE_REACHED (rxe before Linux 6.10) always wait this
+	 * long; see last_wqe_timeouts.  Such a QP is still recycled by its
+	 * fate: receive completions reach only connected QPs, a TIMEWAIT_EXIT
+	 * QP spends seconds in quarantine where a late one is dropped, and an
+	 * UNUSED one never received anything.
+	 */
+	uint32_t last_wqe_timeout_ms;
 };
 
 /**
@@ -389,6 +414,15 @@ struct wharf_qp_res_stats {
 	uint64_t wrs_waited_rd;
 	/** Completions with an error status (flushes included). */
 	uint64_t wc_errors;
+	/** Closing QPs whose receive-side drain wait ran out. */
+	uint64_t last_wqe_timeouts;
+	/** Async events delivered to this res (QP and SRQ). */
+	uint64_t async_events;
+	/**
+	 * Gauge: SRQ buffers waiting to be reposted.  srq_posted +
+	 * recv_held + recv_pending + the ones in on_recv() = srq_depth.
+	 */
+	uint32_t recv_pending;
 };
 
 /**
@@ -496,9 +530,11 @@ struct wharf_qp_recv {
 };
 
 /**
- * Callbacks of a QP, all run on its res's shard thread, never nested in a
- * wharf_qp_* call of the same QP except where noted.  NULL entries are
- * skipped (received buffers are then reposted).
+ * Callbacks of a QP, all run on its res's shard thread from the shard loop
+ * (the res poller, CQ channel watch, timer or an async-event message),
+ * never from within a wharf_qp_* call.  Callbacks may call any wharf_qp_*
+ * function.  NULL entries are skipped (received buffers are then
+ * reposted).
  */
 struct wharf_qp_ops {
 	/** sizeof(struct wharf_qp_ops) as compiled by the caller. */
@@ -534,8 +570,8 @@ struct wharf_qp_ops {
 	void (*on_async)(struct wharf_qp *qp, enum ibv_event_type event,
 			 void *arg);
 	/**
-	 * wharf_qp_close() finished: every WR has completed.  May be called
-	 * from within wharf_qp_close() when nothing was outstanding.
+	 * wharf_qp_close() finished: every WR has completed.  Runs from the
+	 * shard loop, never from within wharf_qp_close().
 	 */
 	void (*on_closed)(struct wharf_qp *qp, void *arg);
 };
@@ -633,8 +669,10 @@ int wharf_qp_cm_init(struct wharf_qp *qp, struct rdma_cm_id *id);
  * wharf_qp_cm_rtr_rts - move @qp from INIT to RTR then RTS with @id's
  * attributes, overriding max_dest_rd_atomic with @responder_resources and
  * max_rd_atomic with @initiator_depth (the negotiated values).  Active side:
- * on RDMA_CM_EVENT_CONNECT_RESPONSE, then rdma_establish().  The QP accepts
- * posts once in RTS; up to @initiator_depth RDMA READs are outstanding.
+ * on RDMA_CM_EVENT_CONNECT_RESPONSE, then rdma_establish().  INIT is
+ * re-applied first, as librdmacm does: before the connection existed the
+ * CM's INIT attributes granted no remote access.  The QP accepts posts once
+ * in RTS; up to @initiator_depth RDMA READs are outstanding.
  * Return: 0; -EINVAL for NULL; -EALREADY when @qp is not in INIT; -errno
  * from rdma_init_qp_attr / ibv_modify_qp (the QP is then in ERR or INIT:
  * close it).
@@ -715,8 +753,8 @@ enum wharf_qp_fate {
  * arrived.  Further posts fail with -ENOTCONN.  Idempotent.
  * Return: 0; -EINVAL for NULL; -errno from ibv_modify_qp (the QP is then
  * destroyed at release, not recycled).
- * Context: @qp's shard thread; blocks in one kernel call.  Callbacks of @qp
- * (on_send_done, possibly on_closed) may run inside this call.  No RCU rule.
+ * Context: @qp's shard thread; blocks in one kernel call; runs no callback
+ * (the cancelled WRs complete from the shard loop).  No RCU rule.
  */
 int wharf_qp_close(struct wharf_qp *qp);
 

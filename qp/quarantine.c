@@ -112,7 +112,10 @@ uint32_t wqp_pool_refill(uint32_t nfree, uint32_t size, uint32_t low_water,
 	}
 	if (!*refilling && nfree >= low_water)
 		return 0;
-	*refilling = true;
 	want = size - nfree;
-	return want < batch ? want : batch;
+	if (want > batch)
+		want = batch;
+	/* Until this step fills it. */
+	*refilling = nfree + want < size;
+	return want;
 }

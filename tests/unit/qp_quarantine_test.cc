@@ -141,8 +141,18 @@ TEST(QpQuarantine, RefillHysteresis)
 	EXPECT_TRUE(r);
 	EXPECT_EQ(wqp_pool_refill(39, 64, 32, 8, &r), 8u);
 	EXPECT_EQ(wqp_pool_refill(60, 64, 32, 8, &r), 4u);
+	EXPECT_FALSE(r) << "this step fills it";
 	EXPECT_EQ(wqp_pool_refill(64, 64, 32, 8, &r), 0u);
 	EXPECT_FALSE(r);
+	/* Takes from a full pool: nothing until below the mark again. */
+	EXPECT_EQ(wqp_pool_refill(63, 64, 32, 8, &r), 0u);
+	EXPECT_EQ(wqp_pool_refill(32, 64, 32, 8, &r), 0u);
+	/* Initial fill (flag set by the caller), one step short of full. */
+	r = true;
+	EXPECT_EQ(wqp_pool_refill(0, 1, 0, 8, &r), 1u);
+	EXPECT_FALSE(r);
+	EXPECT_EQ(wqp_pool_refill(0, 1, 0, 8, &r), 0u)
+		<< "low water 0: never refilled after the initial fill";
 	/* No pool. */
 	EXPECT_EQ(wqp_pool_refill(0, 0, 0, 8, &r), 0u);
 }

@@ -1,0 +1,204 @@
+/*
+ * qp/internal.h - the structures behind <wharf/qp.h> (internal).
+ *
+ * Ownership: a wharf_qp_res and its QPs belong to the res's shard thread;
+ * nothing here is locked.  The only cross-thread state is the device's
+ * reference count, its resource count, and each QP's generation, which the
+ * async shard reads while the QP cannot be destroyed (its event is not yet
+ * acknowledged; see dev.c).
+ *
+ * Re-entrancy: no wharf_qp_* call runs a callback.  Callbacks run from the
+ * res poller, the channel watch, the res timer and async messages.  Work
+ * that follows from a state change (delivering on_closed, cancelled WRs,
+ * pooling or destroying a QP) is queued on the res's reap list and done by
+ * wqp_reap() at those top-level points, so a QP is never freed while a
+ * callback of the completion loop can still reach it.
+ */
+#ifndef WHARF_QP_INTERNAL_H
+#define WHARF_QP_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <wharf/core.h>
+#include <wharf/numa.h>
+
+#include "qp/admit.h"
+#include "qp/cq_size.h"
+#include "qp/credit.h"
+#include "qp/qp.h"
+#include "qp/qpn_map.h"
+#include "qp/quarantine.h"
+#include "qp/wrq.h"
+
+/* WRs chained into one ibv_post_send() / receives into one post. */
+#define WQP_POST_BATCH 64u
+/* Work completions polled per ibv_poll_cq() call. */
+#define WQP_POLL_BATCH 32u
+/* Poll calls per poller run (bounded work per loop iteration). */
+#define WQP_POLL_ROUNDS 8u
+/* CQ events acknowledged in one ibv_ack_cq_events(). */
+#define WQP_CQ_ACK_BATCH 64u
+/* Default wait for IBV_EVENT_QP_LAST_WQE_REACHED before assuming it. */
+#define WQP_DEFAULT_LAST_WQE_MS 200u
+
+struct wharf_qp_dev {
+	struct wharf_ctx *ctx;
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	struct ibv_device_attr attr;
+	struct wharf_shard *async_shard;
+	struct wharf_watch *watch; /* async shard only */
+	atomic_uint refs;	   /* the owner + messages in flight */
+	atomic_uint nres;
+	atomic_uint_fast64_t next_res_id;
+	atomic_bool last_wqe_warned;
+	unsigned nshards;
+	/* [nshards]: slot i is read and written by shard i only. */
+	struct wharf_qp_res **res;
+};
+
+/* A doubly linked list of QPs (free, quarantine, closing). */
+struct wqp_list {
+	struct wharf_qp *head;
+	struct wharf_qp *tail;
+	uint32_t len;
+};
+
+enum wqp_list_id {
+	WQP_IN_NONE = 0,
+	WQP_IN_FREE,
+	WQP_IN_QUARANTINE,
+	WQP_IN_CLOSING,
+};
+
+struct wharf_qp {
+	struct ibv_qp *ibqp;
+	struct wharf_qp_res *res;
+	/* Incarnation, bumped at each take; read by the async shard. */
+	atomic_uint gen;
+	uint32_t qpn;
+	enum wqp_life life;
+	enum ibv_qp_state vstate; /* the state wharf moved it to */
+	enum wharf_qp_fate fate;
+	enum wqp_life_act act; /* pending action for wqp_reap() */
+	enum wqp_list_id list;
+	bool pooled_shape; /* SRQ and the res's default send queue */
+	bool private_rq;
+	bool broken;	/* a modify failed: never pooled again */
+	bool active;	/* taken, not yet pooled/quarantined/destroyed */
+	bool fate_set;	/* released by the owner */
+	bool claimed;	/* holds admission credits and CQ room */
+	bool closed_cb; /* on_closed delivered */
+	bool last_wqe;
+	bool error_reported;
+	bool dirty;   /* on the res's dirty list */
+	bool in_reap; /* on the res's reap list */
+	uint8_t min_rnr_timer;
+	uint32_t sq_depth;
+	uint32_t rq_depth;
+	uint32_t recv_credits;
+	uint32_t rq_posted;
+	uint32_t q_reads;     /* READs waiting in @q */
+	uint64_t deadline_ns; /* closing: LAST_WQE wait; quarantine: expiry */
+	uint64_t release_ns;
+	struct wqp_credit cr;
+	struct wqp_wrq q;      /* waiting for credits */
+	struct wqp_wrq cancel; /* cancelled by close, to complete */
+	struct wharf_qp *dirty_next;
+	struct wharf_qp *reap_next;
+	struct wharf_qp *prev, *next; /* list links */
+	struct wharf_buf_pool *rq_bufs;
+	struct wharf_qp_ops ops;
+	void *arg;
+};
+
+struct wharf_qp_res {
+	struct wharf_qp_dev *dev;
+	struct wharf_shard *shard;
+	unsigned shard_idx;
+	uint64_t id;
+	struct wharf_numa_arena *arena;
+	struct wharf_qp_res_opts o; /* resolved options */
+	/* Completion queue. */
+	struct ibv_comp_channel *chan;
+	struct ibv_cq *cq;
+	struct wharf_watch *chan_watch;
+	struct wharf_poller *poller;
+	bool cq_armed;
+	unsigned cq_unacked;
+	struct wqp_cq_budget cqb;
+	/* Shared receive queue. */
+	struct ibv_srq *srq;
+	struct wharf_buf_pool *bufs;
+	uint32_t srq_posted;
+	uint32_t *pending; /* [srq_depth] buffer indexes to repost */
+	uint32_t npending;
+	uint8_t *held; /* [srq_depth] 1 while kept by on_recv */
+	bool srq_limit_armed;
+	struct wqp_admit admit;
+	/* QPs. */
+	struct wqp_qpn_map map;
+	uint32_t gen;
+	uint32_t nactive; /* taken and not yet pooled/destroyed */
+	struct wqp_list free;
+	struct wqp_list quarantine;
+	struct wqp_list closing;
+	bool refilling;
+	struct wharf_timer *timer;
+	struct wharf_qp *dirty;
+	struct wharf_qp *reap;
+	struct ibv_send_wr swr[WQP_POST_BATCH];
+	struct wharf_wr *batch[WQP_POST_BATCH];
+	struct wharf_qp_res_stats st;
+};
+
+/* Time, CLOCK_MONOTONIC nanoseconds. */
+uint64_t wqp_now_ns(void);
+
+/* dev.c */
+void wqp_dev_get(struct wharf_qp_dev *dev);
+void wqp_dev_put(struct wharf_qp_dev *dev);
+
+/* list helpers (pool.c) */
+void wqp_list_push(struct wqp_list *l, enum wqp_list_id id,
+		   struct wharf_qp *qp);
+void wqp_list_del(struct wqp_list *l, struct wharf_qp *qp);
+struct wharf_qp *wqp_list_pop(struct wqp_list *l);
+
+/* pool.c */
+int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
+		  uint32_t rq_depth, struct wharf_qp **out);
+void wqp_qp_destroy(struct wharf_qp *qp);
+void wqp_reap_add(struct wharf_qp *qp);
+void wqp_reap(struct wharf_qp_res *res);
+void wqp_res_kick(struct wharf_qp_res *res);
+void wqp_res_timer_fn(struct wharf_timer *timer, void *arg);
+void wqp_drain_check(struct wharf_qp *qp);
+void wqp_pool_fini(struct wharf_qp_res *res);
+
+/* cq.c */
+int wqp_cq_setup(struct wharf_qp_res *res, uint32_t entries);
+void wqp_cq_teardown(struct wharf_qp_res *res);
+unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds);
+int wqp_res_cq_claim(struct wharf_qp_res *res, uint32_t need);
+void wqp_report_error(struct wharf_qp *qp, enum ibv_wc_status status);
+
+/* srq.c */
+int wqp_srq_setup(struct wharf_qp_res *res);
+void wqp_srq_teardown(struct wharf_qp_res *res);
+void wqp_srq_recycle(struct wharf_qp_res *res, uint32_t index);
+unsigned wqp_srq_repost(struct wharf_qp_res *res, bool all);
+void wqp_srq_limit_event(struct wharf_qp_res *res);
+int wqp_rq_fill(struct wharf_qp *qp);
+void wqp_rq_repost(struct wharf_qp *qp, void *buf);
+void wqp_recv_complete(struct wharf_qp_res *res, const struct ibv_wc *wc);
+
+/* post.c */
+int wqp_flush(struct wharf_qp_res *res);
+void wqp_send_complete(struct wharf_qp_res *res, const struct ibv_wc *wc);
+void wqp_cancel_queued(struct wharf_qp *qp);
+void wqp_deliver_cancelled(struct wharf_qp *qp);
+
+#endif

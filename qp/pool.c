@@ -1,0 +1,401 @@
+/*
+ * qp/pool.c - QP creation and destruction, the pool, the quarantine, the
+ * receive-side drain wait, and the reap step that finishes teardowns.
+ *
+ * Lists (each QP is in at most one):
+ *   free        pooled QPs in RESET, oldest released first (FIFO);
+ *   quarantine  drained QPs released with TIMEWAIT_EXIT, by deadline;
+ *   closing     closing QPs waiting for their receive side, by deadline.
+ * Both timed lists are FIFOs whose deadlines only grow (a constant delay
+ * after a monotonic time), so the res timer only looks at their heads.
+ *
+ * The res timer also refills the pool: below the low-water mark it creates
+ * pool_batch QPs per tick (bounded work per loop iteration) until the pool
+ * is full again.  Recycled QPs are kept up to twice the pool size, so
+ * that the ones coming out of quarantine replace creations instead of
+ * being destroyed because the refill got there first.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "qp/internal.h"
+
+void wqp_list_push(struct wqp_list *l, enum wqp_list_id id, struct wharf_qp *qp)
+{
+	qp->list = id;
+	qp->next = NULL;
+	qp->prev = l->tail;
+	if (l->tail)
+		l->tail->next = qp;
+	else
+		l->head = qp;
+	l->tail = qp;
+	l->len++;
+}
+
+void wqp_list_del(struct wqp_list *l, struct wharf_qp *qp)
+{
+	if (qp->prev)
+		qp->prev->next = qp->next;
+	else
+		l->head = qp->next;
+	if (qp->next)
+		qp->next->prev = qp->prev;
+	else
+		l->tail = qp->prev;
+	qp->prev = qp->next = NULL;
+	qp->list = WQP_IN_NONE;
+	l->len--;
+}
+
+struct wharf_qp *wqp_list_pop(struct wqp_list *l)
+{
+	struct wharf_qp *qp = l->head;
+
+	if (qp)
+		wqp_list_del(l, qp);
+	return qp;
+}
+
+static void list_leave(struct wharf_qp *qp)
+{
+	struct wharf_qp_res *res = qp->res;
+
+	switch (qp->list) {
+	case WQP_IN_FREE:
+		wqp_list_del(&res->free, qp);
+		break;
+	case WQP_IN_QUARANTINE:
+		wqp_list_del(&res->quarantine, qp);
+		break;
+	case WQP_IN_CLOSING:
+		wqp_list_del(&res->closing, qp);
+		break;
+	case WQP_IN_NONE:
+		break;
+	}
+}
+
+int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
+		  uint32_t rq_depth, struct wharf_qp **out)
+{
+	struct ibv_qp_init_attr qa = {0};
+	struct wharf_qp *qp;
+	int err;
+
+	qp = wharf_numa_alloc(res->arena, sizeof(*qp), 0, true);
+	if (!qp)
+		return -ENOMEM;
+	qp->res = res;
+	qp->life = WQP_LIFE_FREE;
+	qp->vstate = IBV_QPS_RESET;
+	qp->sq_depth = sq_depth;
+	qp->private_rq = private_rq;
+	qp->rq_depth = private_rq ? rq_depth : 0;
+	qp->pooled_shape = !private_rq && sq_depth == res->o.sq_depth;
+	wqp_wrq_init(&qp->q);
+	wqp_wrq_init(&qp->cancel);
+	qa.qp_context = qp;
+	qa.send_cq = res->cq;
+	qa.recv_cq = res->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = sq_depth;
+	qa.cap.max_send_sge = res->o.max_send_sge;
+	qa.cap.max_inline_data = res->o.max_inline_data;
+	if (private_rq) {
+		struct wharf_buf_pool_opts bo = {.size = sizeof(bo)};
+
+		bo.arena = res->arena;
+		bo.pd = res->dev->pd;
+		bo.buf_size = res->o.recv_buf_size;
+		bo.count = rq_depth;
+		err = wharf_buf_pool_create(&bo, &qp->rq_bufs);
+		if (err)
+			goto fail;
+		qa.cap.max_recv_wr = rq_depth;
+		qa.cap.max_recv_sge = 1;
+	} else {
+		qa.srq = res->srq;
+	}
+	qp->ibqp = ibv_create_qp(res->dev->pd, &qa);
+	if (!qp->ibqp) {
+		err = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	qp->qpn = qp->ibqp->qp_num;
+	err = wqp_qpn_map_insert(&res->map, qp->qpn, qp);
+	if (err)
+		goto fail;
+	if (qp->rq_bufs)
+		res->st.recv_bytes +=
+			(uint64_t)rq_depth * wharf_buf_pool_stride(qp->rq_bufs);
+	*out = qp;
+	return 0;
+fail:
+	if (qp->ibqp)
+		ibv_destroy_qp(qp->ibqp);
+	wharf_buf_pool_destroy(qp->rq_bufs);
+	wharf_numa_free(res->arena, qp);
+	return err;
+}
+
+void wqp_qp_destroy(struct wharf_qp *qp)
+{
+	struct wharf_qp_res *res = qp->res;
+	int err;
+
+	list_leave(qp);
+	wqp_qpn_map_remove(&res->map, qp->qpn);
+	/* Blocks until the async shard acknowledged this QP's events. */
+	err = ibv_destroy_qp(qp->ibqp);
+	if (err)
+		wharf_ctx_log(res->dev->ctx, WHARF_LOG_ERROR,
+			      "qp: ibv_destroy_qp(%u): %d", qp->qpn, err);
+	if (qp->rq_bufs) {
+		res->st.recv_bytes -= (uint64_t)qp->rq_depth *
+				      wharf_buf_pool_stride(qp->rq_bufs);
+		wharf_buf_pool_destroy(qp->rq_bufs);
+	}
+	res->st.qps_destroyed++;
+	wharf_numa_free(res->arena, qp);
+}
+
+void wqp_reap_add(struct wharf_qp *qp)
+{
+	if (qp->in_reap)
+		return;
+	qp->in_reap = true;
+	qp->reap_next = qp->res->reap;
+	qp->res->reap = qp;
+}
+
+/* Gives back the admission credits and CQ room of @qp. */
+static void unclaim(struct wharf_qp *qp)
+{
+	struct wharf_qp_res *res = qp->res;
+
+	if (!qp->claimed)
+		return;
+	qp->claimed = false;
+	if (qp->recv_credits)
+		wqp_admit_put(&res->admit, qp->recv_credits);
+	wqp_cq_release(&res->cqb, qp->sq_depth + qp->rq_depth);
+}
+
+static bool to_reset(struct wharf_qp *qp)
+{
+	struct ibv_qp_attr attr = {.qp_state = IBV_QPS_RESET};
+
+	if (qp->vstate == IBV_QPS_RESET)
+		return true;
+	if (ibv_modify_qp(qp->ibqp, &attr, IBV_QP_STATE))
+		return false;
+	qp->vstate = IBV_QPS_RESET;
+	return true;
+}
+
+/* @qp stops counting as taken: gives back its claims. */
+static void deactivate(struct wharf_qp *qp)
+{
+	if (!qp->active)
+		return;
+	qp->active = false;
+	qp->res->nactive--;
+	unclaim(qp);
+}
+
+/* Carries out a pool/quarantine/destroy decision. */
+static void act(struct wharf_qp *qp, enum wqp_life_act a)
+{
+	struct wharf_qp_res *res = qp->res;
+
+	if (a == WQP_ACT_NONE)
+		return;
+	deactivate(qp);
+	list_leave(qp);
+	switch (a) {
+	case WQP_ACT_NONE:
+		return;
+	case WQP_ACT_QUARANTINE:
+		qp->deadline_ns = wqp_quarantine_deadline(qp->release_ns,
+							  res->o.quarantine_ms);
+		wqp_list_push(&res->quarantine, WQP_IN_QUARANTINE, qp);
+		return;
+	case WQP_ACT_POOL:
+		if (res->o.no_pool || qp->broken || !qp->pooled_shape ||
+		    res->free.len >= 2 * res->o.pool_size || !to_reset(qp)) {
+			wqp_qp_destroy(qp);
+			return;
+		}
+		qp->life = WQP_LIFE_FREE;
+		memset(&qp->ops, 0, sizeof(qp->ops));
+		qp->arg = NULL;
+		res->st.pool_recycled++;
+		wqp_list_push(&res->free, WQP_IN_FREE, qp);
+		return;
+	case WQP_ACT_DESTROY:
+		wqp_qp_destroy(qp);
+		return;
+	}
+}
+
+static bool poolable(const struct wharf_qp *qp)
+{
+	return !qp->res->o.no_pool && !qp->broken && qp->pooled_shape;
+}
+
+static bool drained(const struct wharf_qp *qp)
+{
+	if (qp->cr.sq_used || qp->q.len || qp->cancel.len)
+		return false;
+	if (qp->private_rq)
+		return qp->last_wqe || !qp->rq_posted;
+	return qp->last_wqe;
+}
+
+void wqp_drain_check(struct wharf_qp *qp)
+{
+	if ((qp->life == WQP_LIFE_CLOSING ||
+	     qp->life == WQP_LIFE_CLOSING_RELEASED) &&
+	    drained(qp))
+		wqp_reap_add(qp);
+}
+
+/*
+ * One QP of the reap list: cancelled WRs, drain completion, decisions.
+ * @qp->in_reap stays set while callbacks run, so a release from on_closed()
+ * only records its action, which is carried out here.
+ */
+static void reap_one(struct wharf_qp *qp)
+{
+	enum wqp_life_act a = WQP_ACT_NONE;
+
+	if (qp->cancel.len)
+		wqp_deliver_cancelled(qp);
+	if ((qp->life == WQP_LIFE_CLOSING ||
+	     qp->life == WQP_LIFE_CLOSING_RELEASED) &&
+	    drained(qp)) {
+		if (qp->list == WQP_IN_CLOSING)
+			wqp_list_del(&qp->res->closing, qp);
+		wqp_life_step(&qp->life, WQP_EV_DRAINED, qp->fate, poolable(qp),
+			      &a);
+		/* Every completion is in: the CQ room is free again. */
+		unclaim(qp);
+		if (!qp->closed_cb) {
+			qp->closed_cb = true;
+			if (qp->ops.on_closed)
+				qp->ops.on_closed(qp, qp->arg);
+		}
+	}
+	if (qp->act != WQP_ACT_NONE) {
+		a = qp->act;
+		qp->act = WQP_ACT_NONE;
+	}
+	qp->in_reap = false;
+	act(qp, a);
+}
+
+void wqp_reap(struct wharf_qp_res *res)
+{
+	while (res->reap) {
+		struct wharf_qp *qp = res->reap;
+
+		res->reap = qp->reap_next;
+		qp->reap_next = NULL;
+		reap_one(qp);
+	}
+}
+
+static void expire(struct wharf_qp_res *res, uint64_t now)
+{
+	while (res->closing.head && res->closing.head->deadline_ns <= now) {
+		struct wharf_qp *qp = wqp_list_pop(&res->closing);
+
+		if (!qp->last_wqe) {
+			qp->last_wqe = true;
+			res->st.last_wqe_timeouts++;
+			if (!qp->private_rq &&
+			    !atomic_exchange(&res->dev->last_wqe_warned, true))
+				wharf_ctx_log(
+					res->dev->ctx, WHARF_LOG_WARN,
+					"qp: no IBV_EVENT_QP_LAST_WQE_REACHED "
+					"within %u ms; draining by timeout",
+					res->o.last_wqe_timeout_ms);
+		}
+		wqp_drain_check(qp);
+	}
+	while (res->quarantine.head &&
+	       res->quarantine.head->deadline_ns <= now) {
+		struct wharf_qp *qp = res->quarantine.head;
+		enum wqp_life_act a;
+
+		wqp_life_step(&qp->life, WQP_EV_EXPIRE, qp->fate, true, &a);
+		act(qp, a);
+	}
+}
+
+static void refill(struct wharf_qp_res *res)
+{
+	uint32_t n;
+
+	if (res->o.no_pool)
+		return;
+	n = wqp_pool_refill(res->free.len, res->o.pool_size,
+			    res->o.pool_low_water, res->o.pool_batch,
+			    &res->refilling);
+	for (uint32_t i = 0; i < n; i++) {
+		struct wharf_qp *qp;
+
+		if (wqp_qp_create(res, res->o.sq_depth, false, 0, &qp)) {
+			res->refilling = false; /* retried at the next kick */
+			return;
+		}
+		res->st.pool_created++;
+		wqp_list_push(&res->free, WQP_IN_FREE, qp);
+	}
+}
+
+void wqp_res_kick(struct wharf_qp_res *res)
+{
+	uint64_t next = UINT64_MAX, now;
+	bool refilling = res->refilling;
+
+	if (!res->timer)
+		return;
+	if (res->reap ||
+	    (!res->o.no_pool && wqp_pool_refill(res->free.len, res->o.pool_size,
+						res->o.pool_low_water,
+						res->o.pool_batch, &refilling)))
+		next = 0;
+	if (res->closing.head && res->closing.head->deadline_ns < next)
+		next = res->closing.head->deadline_ns;
+	if (res->quarantine.head && res->quarantine.head->deadline_ns < next)
+		next = res->quarantine.head->deadline_ns;
+	if (next == UINT64_MAX) {
+		wharf_timer_cancel(res->timer);
+		return;
+	}
+	now = wqp_now_ns();
+	wharf_timer_arm(res->timer, next > now ? next - now : 0);
+}
+
+void wqp_res_timer_fn(struct wharf_timer *timer, void *arg)
+{
+	struct wharf_qp_res *res = arg;
+
+	(void)timer;
+	expire(res, wqp_now_ns());
+	wqp_reap(res);
+	refill(res);
+	wqp_res_kick(res);
+}
+
+void wqp_pool_fini(struct wharf_qp_res *res)
+{
+	struct wharf_qp *qp;
+
+	while ((qp = wqp_list_pop(&res->free)))
+		wqp_qp_destroy(qp);
+	while ((qp = wqp_list_pop(&res->quarantine)))
+		wqp_qp_destroy(qp);
+}

@@ -1,0 +1,274 @@
+/*
+ * 256 connections whose server ends share one SRQ (and whose client ends
+ * share another) exchange 100 messages each: SEND and SEND with immediate,
+ * echoed back by the server.  Pins: every message arrives once, intact, on
+ * the right QP (completion demux by wc.qp_num), the SRQ's registered
+ * receive memory does not grow with the connections, the CQ budget covers
+ * SRQ + send queues, and the typed WR contexts come back with their tag.
+ */
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "tests/guest/guest_env.h"
+#include "tests/guest/qp_loopback.h"
+
+namespace
+{
+
+using qpl::Env;
+using qpl::kCli;
+using qpl::kSrv;
+using qpl::Peer;
+
+constexpr unsigned kConns = 256;
+constexpr unsigned kMsgs = 100;
+constexpr uint32_t kMsgSize = 64;
+constexpr uint32_t kPingTag = 0x50494e47; /* 'PING' */
+constexpr uint32_t kEchoTag = 0x4543484f; /* 'ECHO' */
+constexpr unsigned kEchoSlots = 4;
+
+struct Msg {
+	uint32_t conn;
+	uint32_t seq;
+	uint8_t fill[kMsgSize - 8];
+};
+
+void fill(Msg *m, uint32_t conn, uint32_t seq)
+{
+	m->conn = conn;
+	m->seq = seq;
+	for (unsigned i = 0; i < sizeof(m->fill); i++)
+		m->fill[i] = (uint8_t)(conn * 31 + seq * 7 + i);
+}
+
+bool check(const Msg *m, uint32_t conn, uint32_t seq)
+{
+	Msg want;
+	fill(&want, conn, seq);
+	return memcmp(m, &want, sizeof(want)) == 0;
+}
+
+struct SendCtx {
+	uint64_t pad; /* the wharf_wr is not at offset 0 */
+	wharf_wr wr;
+	bool busy;
+	uint32_t slot;
+};
+
+/* Server end: echoes every message back, with its immediate data. */
+class Echo : public Peer
+{
+      public:
+	int recv(void *buf, const wharf_qp_recv &rx) override
+	{
+		SendCtx *c = nullptr;
+		for (auto &s : slots)
+			if (!s.busy)
+				c = &s;
+		if (!c || rx.len != kMsgSize) {
+			bad++;
+			return 0;
+		}
+		char *dst = mr->at(base + c->slot * kMsgSize);
+		memcpy(dst, buf, kMsgSize);
+		ibv_sge sge = {(uintptr_t)dst, kMsgSize, mr->mr->lkey};
+		wharf_wr_init(&c->wr, kEchoTag);
+		c->busy = true;
+		bool imm = rx.flags & WHARF_QP_RECV_IMM;
+		if (wharf_qp_post_send(qp, &c->wr, &sge, 1, imm, rx.imm)) {
+			c->busy = false;
+			bad++;
+		}
+		return 0;
+	}
+	void send_done(wharf_wr *wr) override
+	{
+		SendCtx *c = wharf_wr_entry(wr, SendCtx, wr, kEchoTag);
+		if (!c || wr->status != IBV_WC_SUCCESS) {
+			bad++;
+			return;
+		}
+		c->busy = false;
+		echoed++;
+	}
+	qpl::Mr *mr = nullptr;
+	size_t base = 0;
+	SendCtx slots[kEchoSlots] = {};
+	std::atomic<unsigned> echoed{0};
+	std::atomic<unsigned> bad{0};
+};
+
+/* Client end: sends message n+1 once message n is acked and echoed. */
+class Pinger : public Peer
+{
+      public:
+	void start()
+	{
+		for (unsigned i = 0; i < kEchoSlots; i++)
+			srv_slots_unused[i] = 0;
+		send_next();
+	}
+	void send_next()
+	{
+		Msg *m = (Msg *)mr->at(base);
+		fill(m, index, seq);
+		ibv_sge sge = {(uintptr_t)m, kMsgSize, mr->mr->lkey};
+		wharf_wr_init(&ctx.wr, kPingTag);
+		sent = false;
+		echoed = false;
+		bool imm = seq % 2;
+		if (wharf_qp_post_send(qp, &ctx.wr, &sge, 1, imm, seq * 3 + 1))
+			bad++;
+	}
+	void maybe_next()
+	{
+		if (!sent || !echoed)
+			return;
+		if (++seq == kMsgs) {
+			done = true;
+			return;
+		}
+		send_next();
+	}
+	int recv(void *buf, const wharf_qp_recv &rx) override
+	{
+		bool imm = rx.flags & WHARF_QP_RECV_IMM;
+		if (rx.len != kMsgSize || !check((Msg *)buf, index, seq) ||
+		    imm != (seq % 2 == 1) || (imm && rx.imm != seq * 3 + 1))
+			bad++;
+		got++;
+		echoed = true;
+		maybe_next();
+		return 0;
+	}
+	void send_done(wharf_wr *wr) override
+	{
+		SendCtx *c = wharf_wr_entry(wr, SendCtx, wr, kPingTag);
+		if (!c || c != &ctx || wr->status != IBV_WC_SUCCESS) {
+			bad++;
+			return;
+		}
+		sent = true;
+		maybe_next();
+	}
+	qpl::Mr *mr = nullptr;
+	size_t base = 0;
+	SendCtx ctx = {};
+	uint32_t seq = 0;
+	bool sent = false, echoed = false;
+	unsigned srv_slots_unused[kEchoSlots] = {};
+	std::atomic<unsigned> got{0};
+	std::atomic<unsigned> bad{0};
+	std::atomic<bool> done{false};
+};
+
+TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
+{
+	WHARF_REQUIRE_GUEST();
+	Env env;
+	wharf_qp_res_opts o{};
+	o.size = sizeof(o);
+	o.srq_depth = 1024;
+	o.recv_credits = 2;
+	o.sq_depth = 4;
+	o.pool_size = 64;
+	ASSERT_EQ(env.start(&o, &o), "");
+
+	qpl::Mr smr, cmr;
+	ASSERT_TRUE(smr.reg(wharf_qp_dev_pd(env.dev),
+			    kConns * kEchoSlots * kMsgSize,
+			    IBV_ACCESS_LOCAL_WRITE));
+	ASSERT_TRUE(cmr.reg(wharf_qp_dev_pd(env.dev), kConns * kMsgSize,
+			    IBV_ACCESS_LOCAL_WRITE));
+	env.server_factory = [&](const wcm_conn_param &, unsigned idx) {
+		auto e = std::make_unique<Echo>();
+		e->mr = &smr;
+		e->base = (size_t)(idx % kConns) * kEchoSlots * kMsgSize;
+		for (unsigned i = 0; i < kEchoSlots; i++)
+			e->slots[i].slot = i;
+		return e;
+	};
+	std::vector<Peer *> clients;
+	std::vector<Pinger *> pingers;
+	for (unsigned i = 0; i < kConns; i++) {
+		auto p = std::make_unique<Pinger>();
+		p->index = i;
+		p->mr = &cmr;
+		p->base = (size_t)i * kMsgSize;
+		pingers.push_back(p.get());
+		clients.push_back(env.add(std::move(p)));
+	}
+	auto t0 = std::chrono::steady_clock::now();
+	ASSERT_TRUE(env.connect_all(clients));
+	auto t1 = std::chrono::steady_clock::now();
+	for (Peer *p : clients) {
+		ASSERT_EQ(p->state, qpl::P_ESTABLISHED)
+			<< "client " << p->index << " err " << p->cm_err
+			<< " rej " << p->reject_status;
+		ASSERT_NE(env.server_of(p->index), nullptr);
+		ASSERT_EQ(env.server_of(p->index)->state, qpl::P_ESTABLISHED);
+		EXPECT_TRUE(wharf_qp_uses_srq(p->qp));
+	}
+
+	struct wharf_qp_res_stats ss = env.stats(kSrv), cs = env.stats(kCli);
+	EXPECT_EQ(ss.qps_active, kConns);
+	EXPECT_EQ(cs.qps_active, kConns);
+	EXPECT_EQ(ss.srq_depth, 1024u);
+	/* Receive memory: the SRQ's buffers, whatever the connections. */
+	EXPECT_EQ(ss.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
+	EXPECT_EQ(cs.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
+	EXPECT_EQ(ss.cq_reserved, 1024u + kConns * 4);
+	EXPECT_GE(ss.cq_size, ss.cq_reserved);
+	EXPECT_EQ(ss.admitted_credits, kConns * 2);
+
+	for (Pinger *p : pingers)
+		env.on(kCli, [p] { p->start(); });
+	ASSERT_TRUE(env.pump([&] {
+		for (Pinger *p : pingers)
+			if (!p->done && !p->bad && !p->errors)
+				return false;
+		return true;
+	}));
+	auto t2 = std::chrono::steady_clock::now();
+	unsigned echoed = 0;
+	for (Pinger *p : pingers) {
+		EXPECT_TRUE(p->done) << p->index;
+		EXPECT_EQ(p->got, kMsgs) << p->index;
+		EXPECT_EQ(p->bad, 0u) << p->index;
+		EXPECT_EQ(p->errors, 0) << p->index;
+		Echo *e = static_cast<Echo *>(env.server_of(p->index));
+		EXPECT_EQ(e->bad, 0u) << p->index;
+		EXPECT_EQ(e->errors, 0) << p->index;
+		echoed += e->echoed;
+	}
+	EXPECT_EQ(echoed, kConns * kMsgs);
+	ss = env.stats(kSrv);
+	EXPECT_EQ(ss.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
+	EXPECT_EQ(ss.wc_errors, 0u);
+	EXPECT_GE(ss.completions, 2ull * kConns * kMsgs);
+	EXPECT_LE(ss.post_calls, ss.wrs_posted);
+	fprintf(stderr,
+		"connect %d conns: %lld ms; %u round trips: %lld ms; "
+		"server post calls %llu for %llu WRs, srq posts %llu\n",
+		kConns,
+		(long long)
+			std::chrono::duration_cast<std::chrono::milliseconds>(
+				t1 - t0)
+				.count(),
+		kConns * kMsgs,
+		(long long)
+			std::chrono::duration_cast<std::chrono::milliseconds>(
+				t2 - t1)
+				.count(),
+		(unsigned long long)ss.post_calls,
+		(unsigned long long)ss.wrs_posted,
+		(unsigned long long)ss.srq_post_calls);
+
+	ASSERT_TRUE(env.disconnect_all(clients, false));
+	smr.reset();
+	cmr.reset();
+	EXPECT_EQ(env.stop(), "");
+}
+
+} // namespace
