@@ -1,0 +1,76 @@
+/*
+ * targets/nvmf/props.c - CAP / VS / CC / CSTS properties (see props.h).
+ */
+#include "targets/nvmf/props.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "targets/nvmf/spec_data.h"
+
+uint64_t nvmf_cap(uint32_t max_entries)
+{
+	if (max_entries < 2 || max_entries > 65536)
+		return 0;
+	return NVMF_CAP_MQES(max_entries - 1) | NVMF_CAP_CQR | NVMF_CAP_TO(1) |
+	       NVMF_CAP_CSS_NVM;
+}
+
+int nvmf_prop_get(const struct nvmf_regs *regs, uint64_t cap, uint32_t ofst,
+		  bool size8, uint64_t *val)
+{
+	if (size8) {
+		if (ofst != NVMF_PROP_CAP)
+			return -EINVAL;
+		*val = cap;
+		return 0;
+	}
+	switch (ofst) {
+	case NVMF_PROP_VS:
+		*val = NVMF_VS_1_3;
+		return 0;
+	case NVMF_PROP_CC:
+		*val = regs->cc;
+		return 0;
+	case NVMF_PROP_CSTS:
+		*val = regs->csts;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Whether an enabling CC value asks for what CAP offers. */
+static bool cc_valid(uint32_t cc)
+{
+	return NVMF_CC_CSS(cc) == 0 && NVMF_CC_MPS(cc) == 0 &&
+	       NVMF_CC_AMS(cc) == 0 && NVMF_CC_IOSQES(cc) == 6 &&
+	       NVMF_CC_IOCQES(cc) == 4;
+}
+
+void nvmf_cc_write(struct nvmf_regs *regs, uint32_t val,
+		   struct nvmf_cc_effect *eff)
+{
+	uint32_t old = regs->cc;
+
+	memset(eff, 0, sizeof(*eff));
+	val &= NVMF_CC_WRITABLE_MASK;
+	regs->cc = val;
+	if (!(old & NVMF_CC_EN) && (val & NVMF_CC_EN)) {
+		if (cc_valid(val)) {
+			regs->csts |= NVMF_CSTS_RDY;
+			eff->enabled = true;
+		} else {
+			regs->csts |= NVMF_CSTS_CFS;
+			eff->failed = true;
+		}
+	} else if ((old & NVMF_CC_EN) && !(val & NVMF_CC_EN)) {
+		regs->csts = 0;
+		eff->reset = true;
+	}
+	if (NVMF_CC_SHN(val))
+		regs->csts = (regs->csts & ~NVMF_CSTS_SHST_MASK) |
+			     NVMF_CSTS_SHST_CMPLT;
+	else
+		regs->csts &= ~NVMF_CSTS_SHST_MASK;
+}
