@@ -1,0 +1,248 @@
+/*
+ * targets/nvmf/tgt.c - the target object: creation from a configuration,
+ * the limits the binding negotiates with, counters, the keep-alive scan
+ * and run-time namespace changes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "targets/nvmf/internal.h"
+#include "targets/nvmf/kato.h"
+
+/* Whether the binding gave every callback. */
+static bool ops_ok(const struct nvmf_tgt_ops *ops)
+{
+	return ops && ops->size >= sizeof(*ops) && ops->now_ms && ops->kill &&
+	       ops->held_ready;
+}
+
+/* Whether the configuration values are in range. */
+static bool cfg_ok(const struct nvmf_config *cfg)
+{
+	return cfg->queue_depth >= 2 && cfg->queue_depth <= 1024 &&
+	       cfg->io_queues >= 1 && cfg->io_queues <= 1024 &&
+	       cfg->in_capsule <= 65536 && cfg->in_capsule % 16 == 0 &&
+	       cfg->max_io_size >= 4096 && cfg->max_io_size <= (2u << 20) &&
+	       !(cfg->max_io_size & (cfg->max_io_size - 1)) &&
+	       cfg->nlisten <= NVMF_CFG_MAX_LISTEN;
+}
+
+int nvmf_tgt_create(const struct nvmf_config *cfg,
+		    const struct nvmf_tgt_ops *ops, void *arg,
+		    struct nvmf_tgt **out, char *err, size_t errlen)
+{
+	struct nvmf_tgt *tgt;
+	int rc = 0;
+
+	if (!cfg || !out || !ops_ok(ops) || !cfg_ok(cfg))
+		return -EINVAL;
+	tgt = calloc(1, sizeof(*tgt));
+	if (!tgt)
+		return -ENOMEM;
+	tgt->ops = *ops;
+	tgt->arg = arg;
+	pthread_mutex_init(&tgt->lock, NULL);
+	memcpy(tgt->listen, cfg->listen, sizeof(tgt->listen));
+	tgt->nlisten = cfg->nlisten;
+	tgt->io_depth = cfg->queue_depth;
+	tgt->max_qid = (uint16_t)cfg->io_queues;
+	tgt->icd_size = cfg->in_capsule;
+	tgt->max_xfer = cfg->max_io_size;
+	for (uint32_t v = cfg->max_io_size / 4096; v > 1; v >>= 1)
+		tgt->mdts++;
+	tgt->next_cntlid = NVMF_CNTLID_MIN;
+	tgt->disc_genctr = 1;
+	tgt->subsys = calloc(cfg->nsubsys + 1, sizeof(*tgt->subsys));
+	if (!tgt->subsys)
+		rc = -ENOMEM;
+	if (!rc) {
+		tgt->subsys[0] = nvmf_subsys_create_discovery(tgt);
+		if (!tgt->subsys[0])
+			rc = -ENOMEM;
+		else
+			tgt->nsubsys = 1;
+	}
+	for (size_t i = 0; !rc && i < cfg->nsubsys; i++) {
+		rc = nvmf_subsys_create(tgt, &cfg->subsys[i], cfg->source,
+					&tgt->subsys[i + 1], err, errlen);
+		if (!rc)
+			tgt->nsubsys++;
+	}
+	if (rc) {
+		nvmf_tgt_destroy(tgt);
+		return rc;
+	}
+	*out = tgt;
+	return 0;
+}
+
+int nvmf_tgt_destroy(struct nvmf_tgt *tgt)
+{
+	if (!tgt)
+		return 0;
+	if (atomic_load(&tgt->n_queues))
+		return -EBUSY;
+	for (size_t i = 0; i < tgt->nsubsys; i++)
+		nvmf_subsys_destroy(tgt->subsys[i]);
+	free(tgt->subsys);
+	pthread_mutex_destroy(&tgt->lock);
+	free(tgt);
+	return 0;
+}
+
+void nvmf_tgt_rdma_limits(const struct nvmf_tgt *tgt,
+			  uint32_t dev_max_init_rd_atom,
+			  uint32_t dev_max_rd_atom,
+			  struct nvmf_rdma_limits *lim)
+{
+	memset(lim, 0, sizeof(*lim));
+	lim->max_qid = tgt->max_qid;
+	lim->admin_depth = NVMF_ADMIN_DEPTH;
+	lim->io_depth = (uint16_t)tgt->io_depth;
+	lim->dev_max_init_rd_atom = dev_max_init_rd_atom > 255
+					    ? 255
+					    : (uint8_t)dev_max_init_rd_atom;
+	lim->dev_max_rd_atom =
+		dev_max_rd_atom > 255 ? 255 : (uint8_t)dev_max_rd_atom;
+}
+
+uint32_t nvmf_tgt_icd_size(const struct nvmf_tgt *tgt, uint16_t qid)
+{
+	return qid ? tgt->icd_size : NVMF_ADMIN_ICD;
+}
+
+uint32_t nvmf_tgt_max_xfer(const struct nvmf_tgt *tgt)
+{
+	return tgt->max_xfer;
+}
+
+int nvmf_tgt_check_cntlid(struct nvmf_tgt *tgt, uint16_t qid, uint16_t cntlid)
+{
+	int rc = -ENOENT;
+
+	if (!qid || !cntlid)
+		return 0;
+	pthread_mutex_lock(&tgt->lock);
+	for (struct nvmf_ctrl *c = tgt->ctrls; c; c = c->next)
+		if (c->cntlid == cntlid && c->state == NVMF_CTRL_LIVE)
+			rc = 0;
+	pthread_mutex_unlock(&tgt->lock);
+	return rc;
+}
+
+int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&tgt->lock);
+	for (struct nvmf_ctrl *c = tgt->ctrls; c; c = c->next) {
+		uint64_t last;
+
+		if (c->state != NVMF_CTRL_LIVE)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		last = atomic_load(&c->ka_last_ms);
+		if (nvmf_kato_expired(last, c->kato_ms, now_ms)) {
+			c->state = NVMF_CTRL_DYING;
+			c->regs.csts |= NVMF_CSTS_CFS;
+			atomic_store(&c->io_ok, false);
+			nvmf_ctrl_kill_locked(c, false);
+			nvmf_stat_add(&tgt->n_kato_expired, 1);
+			n++;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	return n;
+}
+
+void nvmf_tgt_get_stats(const struct nvmf_tgt *tgt, struct nvmf_tgt_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ctrls = atomic_load(&tgt->n_ctrls);
+	out->queues = atomic_load(&tgt->n_queues);
+	out->reqs = atomic_load(&tgt->n_reqs);
+	out->held = atomic_load(&tgt->n_held);
+	out->ctrls_created = atomic_load(&tgt->n_ctrls_created);
+	out->connects_failed = atomic_load(&tgt->n_connects_failed);
+	out->kato_expired = atomic_load(&tgt->n_kato_expired);
+	out->dropped = atomic_load(&tgt->n_dropped);
+}
+
+/* Tell every controller of @s that @nsid changed. tgt->lock held. */
+static void notify_locked(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
+			  uint32_t nsid)
+{
+	for (struct nvmf_ctrl *c = tgt->ctrls; c; c = c->next) {
+		if (c->subsys != s || c->state != NVMF_CTRL_LIVE)
+			continue;
+		pthread_mutex_lock(&c->lock);
+		nvmf_ctrl_ns_changed_locked(c, nsid);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+int nvmf_tgt_ns_set_ready(struct nvmf_tgt *tgt, const char *subnqn,
+			  uint32_t nsid, bool ready)
+{
+	struct nvmf_subsys *s = subnqn ? nvmf_subsys_find(tgt, subnqn) : NULL;
+	struct nvmf_ns *ns = s ? nvmf_subsys_ns(s, nsid) : NULL;
+	int expect = ready ? NVMF_NS_NOT_READY : NVMF_NS_ACTIVE;
+
+	if (!ns || atomic_load(&ns->state) == NVMF_NS_REMOVED)
+		return -ENOENT;
+	atomic_compare_exchange_strong(&ns->state, &expect,
+				       ready ? NVMF_NS_ACTIVE
+					     : NVMF_NS_NOT_READY);
+	return 0;
+}
+
+int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid)
+{
+	struct nvmf_subsys *s = subnqn ? nvmf_subsys_find(tgt, subnqn) : NULL;
+	struct nvmf_ns *ns;
+	int rc = -ENOENT;
+
+	if (!s || s->discovery)
+		return -ENOENT;
+	pthread_mutex_lock(&tgt->lock);
+	ns = nvmf_subsys_ns(s, nsid);
+	if (ns && atomic_load(&ns->state) != NVMF_NS_REMOVED) {
+		atomic_store(&ns->state, NVMF_NS_REMOVED);
+		notify_locked(tgt, s, nsid);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	return rc;
+}
+
+int nvmf_tgt_ns_add_ram(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
+			uint64_t size, uint32_t block_size)
+{
+	struct nvmf_subsys *s = subnqn ? nvmf_subsys_find(tgt, subnqn) : NULL;
+	struct nvmf_cfg_ns c = {.nsid = nsid,
+				.kind = NVMF_BDEV_RAM,
+				.size = size,
+				.block_size = block_size};
+	struct nvmf_ns *ns;
+	int rc;
+
+	if (!s || s->discovery)
+		return -ENOENT;
+	if (nsid < 1 || nsid > NVMF_MAX_NSID)
+		return -EINVAL;
+	pthread_mutex_lock(&tgt->lock);
+	if (nvmf_subsys_ns(s, nsid)) {
+		pthread_mutex_unlock(&tgt->lock);
+		return -EEXIST;
+	}
+	rc = nvmf_ns_create(s, &c, &ns);
+	if (!rc) {
+		atomic_store_explicit(&s->ns[nsid], ns, memory_order_release);
+		notify_locked(tgt, s, nsid);
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	return rc;
+}
