@@ -406,9 +406,15 @@ static void measure_latency(const struct queue_ops *ops, void *impl,
 		if (cfg->gap_us)
 			nanosleep(&gap, NULL);
 		ops->send(impl, 0, true, now_ns());
-		while (atomic_load_explicit(&lat_acked, memory_order_acquire) <=
-		       i)
-			;
+		/* Spin, yielding now and then to a consumer on our CPU. */
+		for (unsigned spin = 1;
+		     atomic_load_explicit(&lat_acked, memory_order_acquire) <=
+		     i;
+		     spin++)
+			if (spin % 1024 == 0)
+				sched_yield();
+			else
+				cpu_relax();
 	}
 	qsort(lat_samples, cfg->samples, sizeof(*lat_samples), cmp_u64);
 	res->p50_us = (double)lat_samples[cfg->samples / 2] / 1e3;

@@ -30,11 +30,15 @@ struct wharf_ring_slot {
 	void *arg;
 };
 
+/*
+ * One cache line per writer: `head` changes with every message taken, so
+ * the fields producers read on every push must not share its line.
+ */
 struct wharf_ring {
+	alignas(64) struct wharf_ring_slot *slots; /* read-only after init */
+	size_t mask;
 	alignas(64) _Atomic size_t tail; /* producers */
 	alignas(64) size_t head;	 /* consumer only */
-	size_t mask;
-	struct wharf_ring_slot *slots;
 };
 
 /* Bytes of slot memory for @depth (a power of two >= 2). */
