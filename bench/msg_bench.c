@@ -470,7 +470,10 @@ static void usage(FILE *out)
 		"                          (default event)\n"
 		"  -h, --help              this text\n\n"
 		"Progress goes to stderr; a table and a summary line to "
-		"stdout.\n");
+		"stdout.\n"
+		"On a busy machine, `chrt -f 10 msg_bench ...` keeps other "
+		"work from\n"
+		"preempting the measured threads.\n");
 }
 
 static int parse(int argc, char **argv, struct config *cfg)
