@@ -1,9 +1,11 @@
 /*
  * qp/cq.c - the completion queue of a res, driven both ways a shard runs:
  *
- *  - poller (every loop iteration, busy or not): flush the queued posts,
- *    poll a bounded number of completions and dispatch them, flush what the
- *    callbacks posted, repost receive buffers, reap;
+ *  - poller (every loop iteration, busy or not): poll a bounded number of
+ *    completions and dispatch them, then flush every QP's queued posts
+ *    (those of the iteration's messages, timers and fds and those of the
+ *    completion callbacks: one ibv_post_send() per QP), repost receive
+ *    buffers, reap;
  *  - arm (before the shard blocks): flush everything, repost every pending
  *    buffer, ibv_req_notify_cq(), then poll once more so that a completion
  *    that slipped in before arming keeps the shard awake;
@@ -78,8 +80,11 @@ static int res_poll(struct wharf_shard *shard, void *arg)
 	int posted;
 
 	(void)shard;
-	posted = wqp_flush(res);
-	work += posted > 0 ? (unsigned)posted : 0;
+	/*
+	 * Completions first: the WRs their callbacks post join the ones
+	 * posted earlier in this iteration (messages, timers, fds), and each
+	 * QP gets one ibv_post_send() for all of them.
+	 */
 	work += wqp_cq_poll(res, WQP_POLL_ROUNDS);
 	posted = wqp_flush(res);
 	work += posted > 0 ? (unsigned)posted : 0;

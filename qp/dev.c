@@ -138,8 +138,13 @@ static void forward(struct wharf_qp_dev *dev, struct async_msg *m)
 		      ibv_event_type_str(m->event), m->shard, err);
 }
 
-/* Copies what identifies the target; returns false for other events. */
-static bool describe(const struct ibv_async_event *ev, struct async_msg *m)
+/*
+ * Copies what identifies the target; returns false for other events.  The
+ * async fd is the device context's, shared with any QP the process made
+ * on it outside wharf: only QPs and SRQs on the device's own PD are ours.
+ */
+static bool describe(const struct wharf_qp_dev *dev,
+		     const struct ibv_async_event *ev, struct async_msg *m)
 {
 	switch (ev->event_type) {
 	case IBV_EVENT_COMM_EST:
@@ -152,7 +157,7 @@ static bool describe(const struct ibv_async_event *ev, struct async_msg *m)
 	case IBV_EVENT_QP_LAST_WQE_REACHED: {
 		struct wharf_qp *qp = ev->element.qp->qp_context;
 
-		if (!qp)
+		if (ev->element.qp->pd != dev->pd || !qp)
 			return false;
 		m->kind = ASYNC_QP;
 		m->res_id = qp->res->id;
@@ -165,7 +170,7 @@ static bool describe(const struct ibv_async_event *ev, struct async_msg *m)
 	case IBV_EVENT_SRQ_LIMIT_REACHED: {
 		struct wharf_qp_res *res = ev->element.srq->srq_context;
 
-		if (!res)
+		if (ev->element.srq->pd != dev->pd || !res)
 			return false;
 		m->kind = ASYNC_SRQ;
 		m->res_id = res->id;
@@ -193,7 +198,7 @@ static void async_watch_fn(struct wharf_watch *watch, int fd, uint32_t events,
 		if (ibv_get_async_event(dev->verbs, &ev))
 			return; /* EAGAIN: drained */
 		m.event = ev.event_type;
-		ours = describe(&ev, &m);
+		ours = describe(dev, &ev, &m);
 		ibv_ack_async_event(&ev);
 		if (ours)
 			forward(dev, &m);

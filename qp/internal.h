@@ -197,6 +197,7 @@ void wqp_recv_complete(struct wharf_qp_res *res, const struct ibv_wc *wc);
 
 /* post.c */
 int wqp_flush(struct wharf_qp_res *res);
+void wqp_dirty_unlink(struct wharf_qp *qp);
 void wqp_send_complete(struct wharf_qp_res *res, const struct ibv_wc *wc);
 void wqp_cancel_queued(struct wharf_qp *qp);
 void wqp_deliver_cancelled(struct wharf_qp *qp);

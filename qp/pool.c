@@ -213,6 +213,8 @@ static void act(struct wharf_qp *qp, enum wqp_life_act a)
 		return;
 	deactivate(qp);
 	list_leave(qp);
+	/* Posted, then closed in the same iteration: still on the list. */
+	wqp_dirty_unlink(qp);
 	switch (a) {
 	case WQP_ACT_NONE:
 		return;

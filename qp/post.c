@@ -34,6 +34,20 @@ static void mark_dirty(struct wharf_qp *qp)
 	qp->res->dirty = qp;
 }
 
+void wqp_dirty_unlink(struct wharf_qp *qp)
+{
+	if (!qp->dirty)
+		return;
+	for (struct wharf_qp **pp = &qp->res->dirty; *pp;
+	     pp = &(*pp)->dirty_next)
+		if (*pp == qp) {
+			*pp = qp->dirty_next;
+			break;
+		}
+	qp->dirty = false;
+	qp->dirty_next = NULL;
+}
+
 /* Counts a WR that will have to wait behind the WRs already queued. */
 static void count_wait(struct wharf_qp *qp, bool is_read)
 {

@@ -81,12 +81,16 @@
  * the disconnect still holds our number: only unique QP numbers avoid
  * that, and the cm layer retries stale REJs (cm/rej_busy.h).
  *
- * Admission.  Each QP on the SRQ claims recv_credits receive buffers (the
- * receive queue depth its peer is told about).  A res admits a new QP only
- * while admitted credits + recv_credits <= srq_depth - recv_reserve; the
- * reserve keeps buffers for connect/control traffic when data holds the
- * rest (SPDK issue #2180).  wharf_qp_take() fails with -EBUSY otherwise, and
- * the cm layer rejects the connection busy.
+ * Admission.  Each QP on the SRQ claims recv_credits receive buffers: the
+ * share of the SRQ the shard budgets for it.  That may be less than the
+ * receive queue depth the peer is told about (NVMe-oF's crqsize): a shared
+ * queue keeps receive memory flat only because connections do not all
+ * fill their queues at once, and RNR retries absorb a burst.  A res admits
+ * a new QP only while admitted credits + recv_credits <= srq_depth -
+ * recv_reserve; the reserve keeps buffers for connect/control traffic when
+ * data holds the rest (SPDK issue #2180).  wharf_qp_take() fails with
+ * -EBUSY otherwise, and the cm layer rejects the connection busy.  Credits
+ * come back when the QP has drained.
  *
  * Depths.  The cm layer negotiates responder_resources / initiator_depth
  * (role presets in cm/conn_param.h, wcm_conn_param_preset()); the QP
@@ -147,7 +151,10 @@ struct wharf_qp_dev_opts {
  *
  * Allocates a PD, queries the device, makes async_fd non-blocking and
  * starts reading it on the async shard (directly when the caller may watch
- * fds for that shard, else through a message).
+ * fds for that shard, else through a message).  From then on wharf is the
+ * only reader of the context's async events: events of QPs the process
+ * created on @verbs outside wharf are acknowledged and logged, not
+ * delivered anywhere.  Do not create QPs or SRQs on wharf_qp_dev_pd().
  *
  * Return: 0; -EINVAL for NULL arguments or bad options (size, shard index);
  * -ENOMEM; -errno from ibv_alloc_pd, ibv_query_device, fcntl or the watch.
@@ -179,7 +186,9 @@ int wharf_qp_dev_close(struct wharf_qp_dev *dev);
 
 /**
  * wharf_qp_dev_pd - the device's protection domain, for registering the
- * application's memory (RDMA READ/WRITE targets).  Owned by @dev.
+ * application's memory (RDMA READ/WRITE targets).  Owned by @dev.  Only
+ * wharf creates QPs and SRQs on it (the async reader tells its own QPs
+ * from others by their PD).
  * Context: any thread; non-blocking.  No RCU rule.
  */
 struct ibv_pd *wharf_qp_dev_pd(const struct wharf_qp_dev *dev);
@@ -234,7 +243,10 @@ struct wharf_qp_res_opts {
 	 * srq_depth / 4.
 	 */
 	uint32_t srq_limit;
-	/** Default receive credits per QP (admission); 0 = 32. */
+	/**
+	 * Default receive credits per QP (admission, see above), and the
+	 * default private receive queue depth; 0 = 32.
+	 */
 	uint32_t recv_credits;
 	/**
 	 * Buffers kept out of admission for connect/control traffic; 0 =
@@ -542,8 +554,10 @@ struct wharf_qp_ops {
 	/**
 	 * A message arrived.  @buf is valid during the call; return 0 to
 	 * have it reposted, or WHARF_QP_RECV_KEEP to keep it (give it back
-	 * with wharf_qp_res_recv_put()).  Receives that complete with an
-	 * error are not delivered here (see @on_error).
+	 * with wharf_qp_res_recv_put()).  On a private receive queue the
+	 * buffer is always reposted (KEEP is not supported there).
+	 * Receives that complete with an error are not delivered here (see
+	 * @on_error), nor receives on a QP that is not connected.
 	 */
 	int (*on_recv)(struct wharf_qp *qp, void *buf,
 		       const struct wharf_qp_recv *rx, void *arg);
