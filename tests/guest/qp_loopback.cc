@@ -69,6 +69,13 @@ void on_msg(wharf_shard *, void *arg)
 	m->done.set_value();
 }
 
+uint64_t now_ns()
+{
+	return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
+		       std::chrono::steady_clock::now().time_since_epoch())
+		.count();
+}
+
 std::string err(const char *what, int e)
 {
 	return std::string(what) + ": " + std::to_string(e);
@@ -245,14 +252,17 @@ Peer *Env::server_of(unsigned index) const
 	return nullptr;
 }
 
-bool Env::take(Peer *p)
+bool Env::take(Peer *p, uint64_t *ns)
 {
 	int e = 0;
 	p->qopts.size = sizeof(p->qopts);
 	p->qopts.ops = &kOps;
 	p->qopts.arg = p;
 	on(p->side, [&] {
+		uint64_t t0 = now_ns();
 		e = wharf_qp_take(res[p->side], &p->qopts, &p->qp);
+		if (ns)
+			*ns = now_ns() - t0;
 		if (!e)
 			p->qpn = wharf_qp_num(p->qp);
 	});
@@ -335,7 +345,8 @@ void Env::server_request(rdma_cm_event *ev)
 	p->id = id;
 	id->context = p;
 	p->state = P_CONNECTING;
-	if (!take(p)) {
+	uint64_t take_ns = 0, modify_ns = 0;
+	if (!take(p, time_accepts ? &take_ns : nullptr)) {
 		uint8_t rej[WCM_BUSY_LEN];
 		wcm_rej_busy busy{};
 		busy.reason = WCM_BUSY_RECV_BUDGET;
@@ -364,15 +375,23 @@ void Env::server_request(rdma_cm_event *ev)
 		p->resp = out.responder_resources;
 		p->init = out.initiator_depth;
 		on(kSrv, [&] {
+			uint64_t t0 = now_ns();
 			e = wharf_qp_cm_accept_ready(p->qp, id, p->resp,
 						     p->init);
+			modify_ns = now_ns() - t0;
 		});
 	}
 	rdma_conn_param rp{};
 	if (!e)
 		e = wcm_conn_param_to_rdma(&out, &rp);
+	uint64_t t1 = now_ns();
 	if (!e && rdma_accept(id, &rp))
 		e = -errno;
+	if (!e && time_accepts) {
+		accept_take_ns.push_back(take_ns);
+		accept_modify_ns.push_back(modify_ns);
+		accept_cm_ns.push_back(now_ns() - t1);
+	}
 	if (e) {
 		p->cm_err = e;
 		p->state = P_FAILED;

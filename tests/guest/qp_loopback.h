@@ -192,6 +192,13 @@ class Env
 	std::atomic<int> stale_rejects{0};  /* REJECTED with reason 10 */
 	std::atomic<int> busy_rejects{0};   /* we rejected: receive budget */
 	std::vector<uint32_t> qpns_used[2]; /* QPNs handed out per side */
+	/*
+	 * With @time_accepts, each accepted request records, in nanoseconds,
+	 * the time its shard spent in wharf_qp_take() and in
+	 * wharf_qp_cm_accept_ready(), and the time rdma_accept() took.
+	 */
+	bool time_accepts = false;
+	std::vector<uint64_t> accept_take_ns, accept_modify_ns, accept_cm_ns;
 
       private:
 	void handle(rdma_cm_event *ev);
@@ -200,7 +207,7 @@ class Env
 	void client_response(Peer *p, const rdma_conn_param &cp);
 	void finish_qp(Peer *p, bool release_unknown);
 	void release_early(Peer *p);
-	bool take(Peer *p);
+	bool take(Peer *p, uint64_t *ns = nullptr);
 
 	rdma_event_channel *sch_ = nullptr, *cch_ = nullptr;
 	rdma_cm_id *listen_ = nullptr;

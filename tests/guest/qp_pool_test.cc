@@ -103,8 +103,13 @@ wharf_qp_res_opts churn_opts()
 {
 	wharf_qp_res_opts o{};
 	o.size = sizeof(o);
-	o.srq_depth = 128;
-	o.recv_credits = 4;
+	/*
+	 * Credits come back when a QP has drained, which on rxe takes the
+	 * 200 ms LAST_WQE fallback: room for ~900 connections in flight
+	 * keeps admission out of the way however fast the cycles run.
+	 */
+	o.srq_depth = 1024;
+	o.recv_credits = 1;
 	o.sq_depth = 8;
 	o.pool_size = 4;
 	o.pool_low_water = 2;

@@ -1,7 +1,8 @@
 /*
  * 256 connections whose server ends share one SRQ (and whose client ends
  * share another) exchange 100 messages each: SEND and SEND with immediate,
- * echoed back by the server.  Pins: every message arrives once, intact, on
+ * echoed back by the server; in event mode (CQ channel + arm before sleep)
+ * and, with 32 connections, in busy-polling mode.  Pins: every message arrives once, intact, on
  * the right QP (completion demux by wc.qp_num), the SRQ's registered
  * receive memory does not grow with the connections, the CQ budget covers
  * SRQ + send queues, and the typed WR contexts come back with their tag.
@@ -21,7 +22,6 @@ using qpl::kCli;
 using qpl::kSrv;
 using qpl::Peer;
 
-constexpr unsigned kConns = 256;
 constexpr unsigned kMsgs = 100;
 constexpr uint32_t kMsgSize = 64;
 constexpr uint32_t kPingTag = 0x50494e47; /* 'PING' */
@@ -163,9 +163,8 @@ class Pinger : public Peer
 	std::atomic<bool> done{false};
 };
 
-TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
+void exchange(wharf_poll_mode mode, unsigned nconns)
 {
-	WHARF_REQUIRE_GUEST();
 	Env env;
 	wharf_qp_res_opts o{};
 	o.size = sizeof(o);
@@ -173,25 +172,25 @@ TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
 	o.recv_credits = 2;
 	o.sq_depth = 4;
 	o.pool_size = 64;
-	ASSERT_EQ(env.start(&o, &o), "");
+	ASSERT_EQ(env.start(&o, &o, mode), "");
 
 	qpl::Mr smr, cmr;
 	ASSERT_TRUE(smr.reg(wharf_qp_dev_pd(env.dev),
-			    kConns * kEchoSlots * kMsgSize,
+			    nconns * kEchoSlots * kMsgSize,
 			    IBV_ACCESS_LOCAL_WRITE));
-	ASSERT_TRUE(cmr.reg(wharf_qp_dev_pd(env.dev), kConns * kMsgSize,
+	ASSERT_TRUE(cmr.reg(wharf_qp_dev_pd(env.dev), nconns * kMsgSize,
 			    IBV_ACCESS_LOCAL_WRITE));
 	env.server_factory = [&](const wcm_conn_param &, unsigned idx) {
 		auto e = std::make_unique<Echo>();
 		e->mr = &smr;
-		e->base = (size_t)(idx % kConns) * kEchoSlots * kMsgSize;
+		e->base = (size_t)(idx % nconns) * kEchoSlots * kMsgSize;
 		for (unsigned i = 0; i < kEchoSlots; i++)
 			e->slots[i].slot = i;
 		return e;
 	};
 	std::vector<Peer *> clients;
 	std::vector<Pinger *> pingers;
-	for (unsigned i = 0; i < kConns; i++) {
+	for (unsigned i = 0; i < nconns; i++) {
 		auto p = std::make_unique<Pinger>();
 		p->index = i;
 		p->mr = &cmr;
@@ -212,15 +211,15 @@ TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
 	}
 
 	struct wharf_qp_res_stats ss = env.stats(kSrv), cs = env.stats(kCli);
-	EXPECT_EQ(ss.qps_active, kConns);
-	EXPECT_EQ(cs.qps_active, kConns);
+	EXPECT_EQ(ss.qps_active, nconns);
+	EXPECT_EQ(cs.qps_active, nconns);
 	EXPECT_EQ(ss.srq_depth, 1024u);
 	/* Receive memory: the SRQ's buffers, whatever the connections. */
 	EXPECT_EQ(ss.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
 	EXPECT_EQ(cs.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
-	EXPECT_EQ(ss.cq_reserved, 1024u + kConns * 4);
+	EXPECT_EQ(ss.cq_reserved, 1024u + nconns * 4);
 	EXPECT_GE(ss.cq_size, ss.cq_reserved);
-	EXPECT_EQ(ss.admitted_credits, kConns * 2);
+	EXPECT_EQ(ss.admitted_credits, nconns * 2);
 
 	for (Pinger *p : pingers)
 		env.on(kCli, [p] { p->start(); });
@@ -242,21 +241,21 @@ TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
 		EXPECT_EQ(e->errors, 0) << p->index;
 		echoed += e->echoed;
 	}
-	EXPECT_EQ(echoed, kConns * kMsgs);
+	EXPECT_EQ(echoed, nconns * kMsgs);
 	ss = env.stats(kSrv);
 	EXPECT_EQ(ss.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
 	EXPECT_EQ(ss.wc_errors, 0u);
-	EXPECT_GE(ss.completions, 2ull * kConns * kMsgs);
+	EXPECT_GE(ss.completions, 2ull * nconns * kMsgs);
 	EXPECT_LE(ss.post_calls, ss.wrs_posted);
 	fprintf(stderr,
 		"connect %d conns: %lld ms; %u round trips: %lld ms; "
 		"server post calls %llu for %llu WRs, srq posts %llu\n",
-		kConns,
+		(int)nconns,
 		(long long)
 			std::chrono::duration_cast<std::chrono::milliseconds>(
 				t1 - t0)
 				.count(),
-		kConns * kMsgs,
+		nconns * kMsgs,
 		(long long)
 			std::chrono::duration_cast<std::chrono::milliseconds>(
 				t2 - t1)
@@ -269,6 +268,79 @@ TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
 	smr.reset();
 	cmr.reset();
 	EXPECT_EQ(env.stop(), "");
+}
+
+TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
+{
+	WHARF_REQUIRE_GUEST();
+	exchange(WHARF_POLL_EVENT, 256);
+}
+
+class Counter : public Peer
+{
+      public:
+	int recv(void *, const wharf_qp_recv &) override
+	{
+		got++;
+		return 0;
+	}
+	void send_done(wharf_wr *wr) override
+	{
+		done += wr->status == IBV_WC_SUCCESS;
+	}
+	std::atomic<unsigned> got{0}, done{0};
+};
+
+/* WRs posted during one loop iteration leave in one ibv_post_send(). */
+TEST(QpSrqScale, PostsOfOneIterationShareOnePostCall)
+{
+	WHARF_REQUIRE_GUEST();
+	Env env;
+	wharf_qp_res_opts o{};
+	o.size = sizeof(o);
+	o.srq_depth = 64;
+	o.recv_credits = 16;
+	o.sq_depth = 16;
+	o.pool_size = 2;
+	ASSERT_EQ(env.start(&o, &o), "");
+	qpl::Mr mr;
+	ASSERT_TRUE(mr.reg(wharf_qp_dev_pd(env.dev), 16 * kMsgSize,
+			   IBV_ACCESS_LOCAL_WRITE));
+	env.server_factory = [](const wcm_conn_param &, unsigned) {
+		return std::make_unique<Counter>();
+	};
+	auto p = std::make_unique<Counter>();
+	Counter *c = p.get();
+	env.add(std::move(p));
+	ASSERT_TRUE(env.connect_all({c}));
+	ASSERT_EQ(c->state, qpl::P_ESTABLISHED);
+	Counter *s = static_cast<Counter *>(env.server_of(0));
+	struct wharf_qp_res_stats a = env.stats(kCli);
+	SendCtx ctx[12];
+	env.on(kCli, [&] {
+		for (unsigned i = 0; i < 12; i++) {
+			ibv_sge sge = {(uintptr_t)mr.at(i * kMsgSize), kMsgSize,
+				       mr.mr->lkey};
+			wharf_wr_init(&ctx[i].wr, kPingTag);
+			ASSERT_EQ(wharf_qp_post_send(c->qp, &ctx[i].wr, &sge, 1,
+						     false, 0),
+				  0);
+		}
+	});
+	ASSERT_TRUE(env.pump([&] { return c->done == 12 && s->got == 12; }));
+	struct wharf_qp_res_stats b = env.stats(kCli);
+	EXPECT_EQ(b.wrs_posted - a.wrs_posted, 12u);
+	EXPECT_EQ(b.post_calls - a.post_calls, 1u);
+	ASSERT_TRUE(env.disconnect_all({c}, false));
+	mr.reset();
+	EXPECT_EQ(env.stop(), "");
+}
+
+/* The CQ driven by the poller alone: shards never sleep, never arm. */
+TEST(QpSrqScale, BusyPollingShards)
+{
+	WHARF_REQUIRE_GUEST();
+	exchange(WHARF_POLL_BUSY, 32);
 }
 
 } // namespace

@@ -269,4 +269,55 @@ TEST(QpTeardown, ReleaseBeforeDrainStillCompletesEverything)
 	rig.finish();
 }
 
+TEST(QpTeardown, PostCloseReleaseInOneIteration)
+{
+	WHARF_REQUIRE_GUEST();
+	Env env;
+	wharf_qp_res_opts o{};
+	o.size = sizeof(o);
+	o.srq_depth = 64;
+	o.recv_credits = 8;
+	o.sq_depth = 4;
+	o.pool_size = 2;
+	ASSERT_EQ(env.start(&o, &o), "");
+	qpl::Mr mr;
+	ASSERT_TRUE(mr.reg(wharf_qp_dev_pd(env.dev), 64 * kMsg,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+	auto p = std::make_unique<Streamer>();
+	p->mr = p->peer_mr = &mr;
+	Streamer *s = p.get();
+	Peer *c = env.add(std::move(p));
+	ASSERT_TRUE(env.connect_all({c}));
+	ASSERT_EQ(c->state, qpl::P_ESTABLISHED);
+	/*
+	 * Queued WRs (more than the send queue), then close and release
+	 * before the loop could flush them: every one completes as flushed,
+	 * and the QP is freed while it was still on the flush list.
+	 */
+	env.on(kCli, [&] {
+		s->stopping = true;
+		s->live = 10;
+		for (unsigned i = 0; i < 10; i++) {
+			Op *op = new Op{};
+			op->slot = i;
+			s->post(op);
+		}
+		EXPECT_EQ(wharf_qp_close(s->qp), 0);
+		EXPECT_EQ(wharf_qp_release(s->qp, WHARF_QP_FATE_UNKNOWN), 0);
+		s->released = true;
+	});
+	ASSERT_TRUE(env.pump([&] { return s->closed_calls == 1; }));
+	EXPECT_EQ(s->posted, 10u);
+	EXPECT_EQ(s->completed, 10u);
+	EXPECT_EQ(s->failed, 10u);
+	EXPECT_EQ(s->live, 0u);
+	EXPECT_EQ(s->bad, 0u);
+	struct wharf_qp_res_stats st = env.stats(kCli);
+	EXPECT_EQ(st.wrs_posted, 0u) << "nothing reached the device";
+	EXPECT_EQ(st.qps_active, 0u);
+	rdma_disconnect(c->id);
+	mr.reset();
+	EXPECT_EQ(env.stop(), "");
+}
+
 } // namespace
