@@ -21,6 +21,8 @@ static struct wcm_rcu_slot *slots;
 
 static __thread struct wcm_rcu_slot *self;
 static __thread unsigned long self_seq;
+/* The slot came from wcm_rcu_attach_thread(): liburcu is not ours. */
+static __thread int self_attached;
 
 /* Publish everything this thread did so far to wcm_rcu_sync_readers(). */
 static void publish(void)
@@ -29,7 +31,7 @@ static void publish(void)
 		__atomic_store_n(&self->seq, ++self_seq, __ATOMIC_RELEASE);
 }
 
-int wcm_rcu_register_thread(void)
+static int slot_add(void)
 {
 	struct wcm_rcu_slot *slot;
 
@@ -44,20 +46,13 @@ int wcm_rcu_register_thread(void)
 	slots = slot;
 	pthread_mutex_unlock(&slots_lock);
 	self = slot;
-	urcu_qsbr_register_thread();
 	return 0;
 }
 
-void wcm_rcu_unregister_thread(void)
+static void slot_del(void)
 {
 	struct wcm_rcu_slot **p;
 
-	if (!self)
-		return;
-	/* A free may run as soon as liburcu sees us gone: publish first. */
-	publish();
-	urcu_qsbr_unregister_thread();
-	/* Then the mutex orders the rest before any later free. */
 	pthread_mutex_lock(&slots_lock);
 	for (p = &slots; *p; p = &(*p)->next) {
 		if (*p == self) {
@@ -68,6 +63,50 @@ void wcm_rcu_unregister_thread(void)
 	pthread_mutex_unlock(&slots_lock);
 	free(self);
 	self = NULL;
+}
+
+int wcm_rcu_register_thread(void)
+{
+	int ret = slot_add();
+
+	if (ret)
+		return ret;
+	urcu_qsbr_register_thread();
+	return 0;
+}
+
+int wcm_rcu_attach_thread(void)
+{
+	int ret = slot_add();
+
+	if (!ret)
+		self_attached = 1;
+	return ret;
+}
+
+void wcm_rcu_detach_thread(void)
+{
+	if (!self || !self_attached)
+		return;
+	publish();
+	slot_del();
+	self_attached = 0;
+}
+
+void wcm_rcu_publish(void)
+{
+	publish();
+}
+
+void wcm_rcu_unregister_thread(void)
+{
+	if (!self || self_attached)
+		return;
+	/* A free may run as soon as liburcu sees us gone: publish first. */
+	publish();
+	urcu_qsbr_unregister_thread();
+	/* Then the mutex orders the rest before any later free. */
+	slot_del();
 }
 
 void wcm_rcu_quiescent_state(void)

@@ -74,6 +74,38 @@ void wcm_rcu_thread_offline(void);
 void wcm_rcu_thread_online(void);
 
 /**
+ * wcm_rcu_attach_thread() - publish for a thread registered elsewhere.
+ *
+ * For threads that another module registered with urcu_qsbr directly (the
+ * core's shard threads): gives the thread a slot, so that
+ * wcm_rcu_publish() makes its accesses visible to wcm_rcu_sync_readers(),
+ * without registering it with liburcu a second time.
+ *
+ * Return: 0; -EALREADY if the thread has a slot; -ENOMEM.
+ * Context: the thread itself; may allocate; non-blocking.
+ */
+int wcm_rcu_attach_thread(void);
+
+/**
+ * wcm_rcu_detach_thread() - drop the slot of wcm_rcu_attach_thread().
+ *
+ * Does nothing for a thread without a slot or one registered with
+ * wcm_rcu_register_thread().
+ * Context: the thread itself; takes a mutex briefly.
+ */
+void wcm_rcu_detach_thread(void);
+
+/**
+ * wcm_rcu_publish() - publish everything this thread did so far.
+ *
+ * An attached thread calls it before each of its quiescent states (the
+ * registered ones do it inside wcm_rcu_quiescent_state()).  No effect on a
+ * thread without a slot.
+ * Context: any thread; non-blocking.
+ */
+void wcm_rcu_publish(void);
+
+/**
  * wcm_rcu_sync_readers() - acquire what every reader has published.
  *
  * Called by free callbacks (after the grace period) before touching a
