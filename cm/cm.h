@@ -1,0 +1,899 @@
+/*
+ * wharf cm: sharded RDMA connection management on the kernel RDMA CM.
+ *
+ * A wharf_cm belongs to a context (<wharf/core.h>).  At creation it opens
+ * every RDMA device librdmacm knows (one wharf_qp_dev each, <wharf/qp.h>)
+ * and gives each shard its own rdma_cm event channel, watched by that
+ * shard.  Shard resources (CQ, SRQ, QP pool) are created on a shard the
+ * first time one of its connections needs them.
+ *
+ * Listeners.  wharf_listen() binds one listening rdma_cm_id to an address,
+ * on an event channel of its own watched by one shard.  That shard drains
+ * the channel in bounded batches (level-triggered: what is left waits for
+ * the next loop iteration), so the kernel's listen backlog is emptied as
+ * fast as requests arrive.  For each CONNECT_REQUEST it copies what the
+ * request carries (addresses, parameters, private data), picks the owner
+ * shard (default: fewest pending handshakes + connections among the shards
+ * NUMA-local to the device; or the listener's policy callback), refuses it
+ * with a busy REJ when that shard has too many handshakes in flight, and
+ * otherwise acknowledges the event, migrates the new rdma_cm_id to the
+ * owner's channel (rdma_migrate_id) and hands the connection over with a
+ * message.  Every later event of the connection arrives on its owner shard,
+ * where all of its callbacks run.
+ *
+ * Connections.  A connection (struct wharf_conn) is owned by one shard.
+ * It is identified by a 64-bit id (owner shard in the top 16 bits) that
+ * stays valid for lookups (wharf_conn_lookup(), RCU) until it is destroyed.
+ * Its state machine is the one of cm/conn_state.h; this header documents
+ * what an application sees of it:
+ *
+ *   active:  wharf_connect() -> [address, route, QP, REQ] -> on_established
+ *            or on_rejected / on_error
+ *   passive: on_request -> wharf_accept() / wharf_reject() (in on_request
+ *            or later, on the owner shard) -> on_established / on_error
+ *   both:    wharf_disconnect() or the peer's DREQ -> on_disconnected,
+ *            exactly once for every connection that delivered
+ *            on_established, whatever ends it (peer, local, timeout, QP
+ *            error, device removal, wharf_conn_destroy()).
+ *
+ * Every wait has a timer (address and route resolution, connect, the
+ * application's decision, the passive side's wait for the RTU, disconnect,
+ * timewait), so a connection never hangs: a lost DREQ or DREP ends in a
+ * forced teardown after disconnect_timeout_ms.
+ *
+ * Connection parameters follow the librdmacm man pages (rdma_connect(3),
+ * rdma_accept(3)), which are the contract:
+ *  - responder_resources / initiator_depth: 0xFF on connect means the
+ *    device maximum; an explicit value above it is -EINVAL and nothing is
+ *    sent.  accept(NULL) takes the request's values (already in the local
+ *    point of view) adjusted down to the local device; an explicit accept
+ *    value above the local maximum is -EINVAL.  Unlike librdmacm, accept
+ *    with NULL parameters works with the library-managed QP.
+ *  - retry_count / rnr_retry_count are 3-bit: larger values become 7, as
+ *    the kernel does (min, not a mask).
+ *  - flow_control is exchanged and reported (wharf_conn_info), never used
+ *    to configure the QP.
+ *  - srq and qp_num always come from the library's QP.
+ *  - private data: connect <= 56 bytes (RC) / 180 (UD); accept <= 196
+ *    (RC) / 136 (UD); reject <= 148 (RC) / 136 (UD).  Above: -EINVAL,
+ *    nothing sent.  Received private data is delivered with the length the
+ *    transport reports (IB pads every field: a REQ always reports 56 bytes,
+ *    a REJ 148), never trimmed or parsed.
+ *
+ * Data path.  An RC connection's QP comes from its shard's pool, receives
+ * from the shard's SRQ (unless a private receive queue is asked for) and
+ * is driven by <wharf/qp.h>: post with wharf_qp_post_send() etc. on
+ * wharf_conn_qp(); completions arrive through the connection's on_recv /
+ * on_send_done.  Receives that complete before the connection is
+ * ESTABLISHED (the peer's first message overtook its RTU) are held and
+ * delivered right after on_established, in order.  When the QP reports
+ * IBV_EVENT_COMM_EST the library calls rdma_notify() itself (EISCONN counts
+ * as success); wharf_notify() is there for applications that establish
+ * out of band.
+ *
+ * UD (WHARF_PS_UD, RDMA_PS_UDP).  wharf_connect() performs the service-ID
+ * lookup (SIDR): on_established delivers the remote QP number, its Q_Key
+ * and an address handle.  The passive side accepts with the number of a UD
+ * QP of its own (wharf_conn_param.ud_qp_num; create it on wharf_conn_pd(),
+ * wharf_conn_ud_qp_ready() prepares it) and <= 136 bytes of private data;
+ * the connection is
+ * established as soon as the SIDR reply is sent.  There is no disconnect
+ * on the wire: wharf_disconnect() ends a UD connection locally.
+ *
+ * Storm control.  Each shard admits at most handshake_cap passive
+ * handshakes in flight, and only as many connections as its SRQ receive
+ * budget covers (wharf_qp_res_admit()).  Beyond either, the request is
+ * rejected with IB REJ reason 28 (consumer defined) carrying the busy
+ * payload of cm/rej_busy.h: 16 bytes, "WHRF", version 1, header length 16,
+ * reason (1 handshakes, 2 receive budget, 3 draining), flags, a big-endian
+ * u32 retry-after in milliseconds, a u16 load in per mille of the cap, and
+ * a Fletcher-16 check.  wharf_connect() decodes it (wharf_conn_reject) and,
+ * when asked (busy_retry), retries after the hint with jittered
+ * exponential backoff.  A stale-connection REJ (reason 10) is retried with
+ * backoff by default.
+ *
+ * Counters.  Every request and every wharf_connect() ends in exactly one
+ * final outcome, counted per shard and per listener (wharf_cm_stats).
+ *
+ * Errors are negative errno values; 0 means success.  librdmacm's -1/errno
+ * and verbs' positive errno values are translated.
+ */
+#ifndef WHARF_CM_H
+#define WHARF_CM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <sys/socket.h>
+
+#include <wharf/core.h>
+#include <wharf/qp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A context's connection manager (opaque). */
+struct wharf_cm;
+/** A listening address (opaque). */
+struct wharf_listener;
+/** A connection, owned by one shard (opaque). */
+struct wharf_conn;
+
+/** Port space. */
+enum wharf_ps {
+	/** Reliable connected (RDMA_PS_TCP). */
+	WHARF_PS_RC = 0,
+	/** Unreliable datagram with SIDR lookup (RDMA_PS_UDP). */
+	WHARF_PS_UD = 1,
+};
+
+/** Why a connection failed (on_error). */
+enum wharf_conn_error {
+	/** Address resolution failed (ADDR_ERROR, or the call failed). */
+	WHARF_CONN_ERR_ADDRESS = 1,
+	/** Route resolution failed. */
+	WHARF_CONN_ERR_ROUTE = 2,
+	/** Connecting or accepting failed (CONNECT_ERROR, a failed call, a
+	 * QP error during the handshake, parameters the device refuses). */
+	WHARF_CONN_ERR_CONNECT = 3,
+	/** The peer did not answer (UNREACHABLE). */
+	WHARF_CONN_ERR_UNREACHABLE = 4,
+	/** A step timer ran out (resolve, connect, decision, RTU wait). */
+	WHARF_CONN_ERR_TIMEOUT = 5,
+	/** The device went away before the connection was established. */
+	WHARF_CONN_ERR_DEVICE = 6,
+};
+
+/** WHARF_SHARD_ANY in a shard field: let the library choose. */
+#define WHARF_SHARD_ANY (-1)
+/** 0xFF in responder_resources / initiator_depth: the device maximum. */
+#define WHARF_RD_ATOM_DEV_MAX 0xFF
+
+/** The Q_Key of RDMA_PS_UDP connections (librdmacm's RDMA_UDP_QKEY). */
+#define WHARF_UD_QKEY 0x01234567u
+
+/* ------------------------------------------------------------------------ */
+/* Connection manager                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** Options for wharf_cm_create(); zero means default everywhere. */
+struct wharf_cm_opts {
+	/** sizeof(struct wharf_cm_opts) as compiled by the caller. */
+	size_t size;
+	/**
+	 * Passive handshakes in flight per shard (requests handed over and
+	 * not yet established or ended); beyond, requests get a busy REJ.
+	 * 0 = 1024.
+	 */
+	unsigned handshake_cap;
+	/** retry-after hint of a busy REJ, milliseconds; 0 = 100, at most
+	 * 10 minutes. */
+	uint32_t busy_retry_after_ms;
+	/**
+	 * Load added to shards on other NUMA nodes than the device when
+	 * picking an owner (wharf_numa_pick_shard()); 0 = 64.
+	 */
+	uint64_t remote_penalty;
+	/** Options of every shard's resources on every device (copied). */
+	const struct wharf_qp_res_opts *res_opts;
+	/** Shard that reads the devices' async events; default 0. */
+	unsigned async_shard;
+};
+
+/**
+ * wharf_cm_create - create the connection manager of @ctx.
+ * @ctx: the context; must outlive the cm.  At most one cm per context
+ * (every device's async events have a single reader).
+ * @opts: options or NULL.  Not retained (res_opts is copied).
+ * @out: receives the cm, owned by the caller (wharf_cm_destroy()).
+ *
+ * Opens every RDMA device librdmacm reports (rdma_get_devices) with
+ * wharf_qp_dev_open(), and on every shard creates an rdma_cm event channel
+ * and a watch on it.
+ *
+ * Return: 0; -EINVAL for NULL arguments or bad options (size, shard
+ * index, res_opts size); -ENODEV when there is no RDMA device (or no
+ * /dev/infiniband/rdma_cm); -ENOMEM; -errno from librdmacm, verbs or the
+ * shard setup.
+ * Context: any thread except a shard thread of @ctx; blocks until every
+ * shard is set up (threaded shards run the setup themselves).  In
+ * app-driven mode call it while no thread polls the shards.  No RCU rule.
+ */
+int wharf_cm_create(struct wharf_ctx *ctx, const struct wharf_cm_opts *opts,
+		    struct wharf_cm **out);
+
+/**
+ * wharf_cm_destroy - destroy every listener and connection, then the cm.
+ * @cm: the cm or NULL.
+ *
+ * Listeners still open are destroyed; connections still alive are
+ * destroyed as by wharf_conn_destroy() except that no callback but
+ * on_send_done runs.  Waits until every QP has drained and every
+ * connection has been freed (an RCU grace period).
+ *
+ * Return: 0; -EDEADLK when called from a shard thread (nothing is done).
+ * Context: an application thread that is not an online QSBR reader of the
+ * tables (wcm_rcu); blocks.  The shards must be running (threaded) or, in
+ * app-driven mode, be polled by other threads meanwhile.
+ */
+int wharf_cm_destroy(struct wharf_cm *cm);
+
+/**
+ * wharf_cm_ctx - the context of @cm.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+struct wharf_ctx *wharf_cm_ctx(const struct wharf_cm *cm);
+
+/* ------------------------------------------------------------------------ */
+/* Parameters and what callbacks receive                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Connection parameters (mirrors struct rdma_conn_param).  srq and qp_num
+ * are not here: they always come from the library's QP.
+ */
+struct wharf_conn_param {
+	/** sizeof(struct wharf_conn_param) as compiled by the caller. */
+	size_t size;
+	/** Private data; copied by the call that takes the param. */
+	const void *private_data;
+	/** Its length; see the limits atop this header. */
+	size_t private_data_len;
+	/** RC: RDMA reads/atomics the local side serves; 0xFF = maximum. */
+	uint8_t responder_resources;
+	/** RC: RDMA reads/atomics the local side issues; 0xFF = maximum. */
+	uint8_t initiator_depth;
+	/** RC: exchanged with the peer and reported; not used for the QP. */
+	uint8_t flow_control;
+	/** RC connect: transport retries (3-bit; above 7 becomes 7). */
+	uint8_t retry_count;
+	/** RC: RNR retries the peer makes (3-bit; above 7 becomes 7). */
+	uint8_t rnr_retry_count;
+	/** UD accept only: the number of the application's UD QP. */
+	uint32_t ud_qp_num;
+};
+
+/** A connection request, delivered to on_request. */
+struct wharf_conn_request {
+	/** sizeof(struct wharf_conn_request) as compiled by the library. */
+	size_t size;
+	/** Port space of the listener. */
+	enum wharf_ps ps;
+	/** The local address the request arrived on (with port). */
+	const struct sockaddr *local_addr;
+	/** The peer's address. */
+	const struct sockaddr *peer_addr;
+	/** The device's name (e.g. "rxe0"). */
+	const char *device;
+	/** RC: the request's parameters, in the local point of view (the
+	 * kernel swapped the depths: responder_resources is what the peer
+	 * will issue). */
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	uint8_t flow_control;
+	uint8_t retry_count;
+	uint8_t rnr_retry_count;
+	uint8_t srq;
+	/** RC: the peer's QP number. */
+	uint32_t remote_qp_num;
+	/** What the peer sent, with the length the transport reports; valid
+	 * until the connection is destroyed. */
+	const void *private_data;
+	size_t private_data_len;
+};
+
+/** What a connection negotiated, delivered to on_established. */
+struct wharf_conn_info {
+	/** sizeof(struct wharf_conn_info) as compiled by the library. */
+	size_t size;
+	enum wharf_ps ps;
+	/** RC: the negotiated depths, local point of view. */
+	uint8_t responder_resources;
+	uint8_t initiator_depth;
+	/** RC: the flow control bit the peer sent (REQ or REP). */
+	uint8_t flow_control;
+	/** RC: the RNR retry count our sends use (set by the peer). */
+	uint8_t rnr_retry_count;
+	/** RC: whether our QP receives from the SRQ. */
+	uint8_t srq;
+	/** RC: our QP number. */
+	uint32_t qp_num;
+	/** RC: the peer's QP number; UD: the remote QPN of the lookup. */
+	uint32_t remote_qp_num;
+	/** UD (active side): the remote Q_Key. */
+	uint32_t qkey;
+	/** UD (active side): an address handle to the peer, owned by the
+	 * connection (valid until it is destroyed). */
+	struct ibv_ah *ah;
+	/** UD (active side): the attributes @ah was created from. */
+	const struct ibv_ah_attr *ah_attr;
+	/** Private data of the REP / SIDR REP (active side), with the
+	 * transport's length; valid during the call. */
+	const void *private_data;
+	size_t private_data_len;
+};
+
+/** A rejection, delivered to on_rejected. */
+struct wharf_conn_reject {
+	/** sizeof(struct wharf_conn_reject) as compiled by the library. */
+	size_t size;
+	/** The REJ reason (event status): 28 = consumer defined (what
+	 * rdma_reject() sends), 10 = stale connection, ... For UD, the SIDR
+	 * status. */
+	int reason;
+	/** The REJ private data, transport length; valid during the call. */
+	const void *private_data;
+	size_t private_data_len;
+	/** The private data is a wharf busy payload (fields below). */
+	bool busy;
+	/** Busy reason: 1 handshakes, 2 receive budget, 3 draining. */
+	uint8_t busy_reason;
+	/** Busy: the peer's retry-after hint, milliseconds. */
+	uint32_t retry_after_ms;
+	/** Busy: the peer shard's load in per mille of its cap. */
+	uint16_t load_permille;
+};
+
+/**
+ * Callbacks of a connection, all run on its owner shard.  Callbacks may
+ * call any function of this header on the same or another connection
+ * (e.g. wharf_conn_destroy() from on_disconnected).  NULL entries are
+ * skipped.
+ */
+struct wharf_conn_ops {
+	/** sizeof(struct wharf_conn_ops) as compiled by the caller. */
+	size_t size;
+	/**
+	 * Passive: a request arrived.  Call wharf_accept() or wharf_reject()
+	 * now or later (on the owner shard) before decision_timeout_ms, else
+	 * the library rejects it and reports WHARF_CONN_ERR_TIMEOUT.  NULL:
+	 * the listener accepts with its accept_param.  @req is valid during
+	 * the call (wharf_conn_get_request() returns it later).
+	 */
+	void (*on_request)(struct wharf_conn *conn,
+			   const struct wharf_conn_request *req, void *arg);
+	/** The connection is established; @info is valid during the call. */
+	void (*on_established)(struct wharf_conn *conn,
+			       const struct wharf_conn_info *info, void *arg);
+	/** Active: the peer rejected (after any retries); final. */
+	void (*on_rejected)(struct wharf_conn *conn,
+			    const struct wharf_conn_reject *rej, void *arg);
+	/**
+	 * The connection failed before being established; final.  @err is
+	 * the errno behind it (negative), e.g. -ETIMEDOUT.
+	 */
+	void (*on_error)(struct wharf_conn *conn, enum wharf_conn_error error,
+			 int err, void *arg);
+	/** The established connection ended; exactly once, final. */
+	void (*on_disconnected)(struct wharf_conn *conn, void *arg);
+	/**
+	 * RC: a message arrived (see <wharf/qp.h> on_recv for @buf and
+	 * @rx).  Return 0 to have the buffer reposted, or WHARF_QP_RECV_KEEP
+	 * to keep it (give it back with wharf_qp_res_recv_put() on
+	 * wharf_qp_res_of(wharf_conn_qp(conn))).  NULL: buffers are
+	 * reposted.  On a private receive queue KEEP is not supported, and
+	 * a receive held until on_established is a copy, valid during the
+	 * call.
+	 */
+	int (*on_recv)(struct wharf_conn *conn, void *buf,
+		       const struct wharf_qp_recv *rx, void *arg);
+	/**
+	 * RC: a work request posted on the connection's QP completed (see
+	 * <wharf/qp.h>).  Delivered for every post, also after
+	 * wharf_conn_destroy() (the connection is then in teardown and only
+	 * wharf_conn_id() may be called).
+	 */
+	void (*on_send_done)(struct wharf_conn *conn, struct wharf_wr *wr,
+			     void *arg);
+};
+
+/** Per-connection QP shape (RC); zero means the shard resource defaults. */
+struct wharf_conn_qp_opts {
+	/** Receive credits claimed on the SRQ (admission). */
+	uint32_t recv_credits;
+	/** A private receive queue instead of the SRQ. */
+	bool private_rq;
+	/** Private receive queue depth. */
+	uint32_t rq_depth;
+	/** Send queue depth. */
+	uint32_t sq_depth;
+	/** RNR NAK timer this QP advertises (IB encoding 1..31). */
+	uint8_t min_rnr_timer;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Listening                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/** Placement input: one shard as the pick callback sees it. */
+struct wharf_cm_shard_load {
+	/** Passive and active handshakes in flight. */
+	uint32_t handshakes;
+	/** Established connections. */
+	uint32_t connections;
+	/** The shard's NUMA node. */
+	unsigned node;
+	/** Whether the node is local to the request's device. */
+	bool local;
+};
+
+/**
+ * Owner-shard policy: return the index of the shard that should own the
+ * connection (0 .. nshards-1), or a negative value for the default policy.
+ * Runs on the listener's shard; must not block or call back into wharf.
+ */
+typedef int (*wharf_pick_shard_fn)(const struct wharf_conn_request *req,
+				   const struct wharf_cm_shard_load *shards,
+				   unsigned nshards, void *arg);
+
+/** Options for wharf_listen(); start from wharf_listen_opts_init(). */
+struct wharf_listen_opts {
+	/** sizeof(struct wharf_listen_opts) as compiled by the caller. */
+	size_t size;
+	/** Address to bind, with the port (0 = any free port, see
+	 * wharf_listener_port()).  Copied. */
+	const struct sockaddr *addr;
+	/** Port space. */
+	enum wharf_ps ps;
+	/** rdma_listen() backlog; 0 = the system maximum
+	 * (/proc/sys/net/rdma_ucm/max_backlog, 1024 when unreadable). */
+	int backlog;
+	/** Shard whose thread drains the listener; default 0. */
+	unsigned shard;
+	/** CM events taken per drain batch; 0 = 32. */
+	unsigned batch;
+	/** Callbacks of the accepted connections (required; copied). */
+	const struct wharf_conn_ops *ops;
+	/** Their argument (wharf_conn_set_arg() changes it per connection). */
+	void *arg;
+	/** Owner-shard policy, NULL = default; and its argument. */
+	wharf_pick_shard_fn pick_shard;
+	void *pick_arg;
+	/** Parameters used when ops->on_request is NULL; NULL = accept(NULL).
+	 * Copied, private data included. */
+	const struct wharf_conn_param *accept_param;
+	/** QP shape of the accepted connections (RC). */
+	struct wharf_conn_qp_opts qp;
+	/** Time for the application's decision, ms; 0 = 10000. */
+	uint32_t decision_timeout_ms;
+	/** Time from the REP to ESTABLISHED (the peer's RTU), ms;
+	 * 0 = 10000. */
+	uint32_t accept_timeout_ms;
+	/** Time from the DREQ to DISCONNECTED (lost DREQ/DREP: forced
+	 * teardown), ms; 0 = 5000. */
+	uint32_t disconnect_timeout_ms;
+	/** Time in timewait before giving up on TIMEWAIT_EXIT, ms;
+	 * 0 = 10000. */
+	uint32_t timewait_timeout_ms;
+};
+
+/**
+ * wharf_listen_opts_init - fill @opts with defaults and its size.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_listen_opts_init(struct wharf_listen_opts *opts);
+
+/**
+ * wharf_listen - start listening on an address.
+ * @cm: the cm.
+ * @opts: options; addr and ops are required.  Not retained.
+ * @out: receives the listener, owned by the caller
+ * (wharf_listener_destroy()).
+ *
+ * Return: 0; -EINVAL for NULL arguments or bad options (size, port space,
+ * shard index, accept_param private data over the accept limit, QP
+ * options); -EADDRINUSE / -EADDRNOTAVAIL / -errno from rdma_bind_addr or
+ * rdma_listen; -ENOMEM.
+ * Context: any thread; blocks until the listener's shard has set it up
+ * (directly when called on that shard).  No RCU rule.
+ */
+int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *opts,
+		 struct wharf_listener **out);
+
+/**
+ * wharf_listener_destroy - stop listening and free @l.
+ * @l: listener or NULL.
+ *
+ * Requests still queued in the kernel are refused by the CM when the
+ * listening id goes; requests already handed over to an owner shard live
+ * on, as do established connections; their counters keep counting into
+ * the listener's memory until the last of them is freed.
+ *
+ * Return: 0.
+ * Context: any thread except another shard's thread while the listener's
+ * shard runs; blocks until the listener's shard has stopped it (directly
+ * when called on that shard).  No RCU rule.
+ */
+int wharf_listener_destroy(struct wharf_listener *l);
+
+/**
+ * wharf_listener_port - the bound port (host byte order), useful after
+ * binding port 0.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+uint16_t wharf_listener_port(const struct wharf_listener *l);
+
+/* ------------------------------------------------------------------------ */
+/* Connecting                                                                */
+/* ------------------------------------------------------------------------ */
+
+/** Options for wharf_connect(); start from wharf_connect_opts_init(). */
+struct wharf_connect_opts {
+	/** sizeof(struct wharf_connect_opts) as compiled by the caller. */
+	size_t size;
+	/** Destination address with port (required; copied). */
+	const struct sockaddr *dst;
+	/** Source address, or NULL (copied). */
+	const struct sockaddr *src;
+	/** Port space. */
+	enum wharf_ps ps;
+	/** Parameters, or NULL for librdmacm's defaults (device maxima,
+	 * retry_count = rnr_retry_count = 7, no private data).  Copied. */
+	const struct wharf_conn_param *param;
+	/** Callbacks (required; copied) and their argument. */
+	const struct wharf_conn_ops *ops;
+	void *arg;
+	/** Owner shard, or WHARF_SHARD_ANY: the calling shard when called
+	 * on one, else the least loaded shard. */
+	int shard;
+	/** QP shape (RC). */
+	struct wharf_conn_qp_opts qp;
+	/** Step timeouts, ms: address resolution (0 = 2000), route
+	 * resolution (0 = 2000), REQ to ESTABLISHED (0 = 30000). */
+	uint32_t resolve_addr_timeout_ms;
+	uint32_t resolve_route_timeout_ms;
+	uint32_t connect_timeout_ms;
+	/** As in wharf_listen_opts. */
+	uint32_t disconnect_timeout_ms;
+	uint32_t timewait_timeout_ms;
+	/** Do not retry stale-connection REJs (reason 10). */
+	bool no_stale_retry;
+	/** Stale retries: attempts (0 = 5), first delay (0 = 10 ms), cap
+	 * (0 = 1000 ms). */
+	uint32_t stale_retry_max;
+	uint32_t stale_retry_base_ms;
+	uint32_t stale_retry_cap_ms;
+	/** Retry busy REJs after the peer's retry-after hint. */
+	bool busy_retry;
+	/** Busy retries: attempts (0 = 8), floor (0 = 50 ms), cap (0 =
+	 * 30000 ms). */
+	uint32_t busy_retry_max;
+	uint32_t busy_retry_base_ms;
+	uint32_t busy_retry_cap_ms;
+};
+
+/**
+ * wharf_connect_opts_init - fill @opts with defaults (shard =
+ * WHARF_SHARD_ANY) and its size.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_connect_opts_init(struct wharf_connect_opts *opts);
+
+/**
+ * wharf_connect - start connecting; asynchronous.
+ * @cm: the cm.
+ * @opts: options; dst and ops are required.  Not retained (addresses,
+ * parameters and private data are copied).
+ * @id: receives the connection's id (may be NULL).
+ *
+ * Checks the arguments now; then, on the owner shard: creates an
+ * rdma_cm_id on the shard's channel, resolves the address and the route,
+ * takes a QP (RC), checks the parameters against the device found and
+ * sends the REQ (or SIDR REQ).  Every step has its timeout.  The outcome
+ * arrives through @opts->ops on the owner shard: on_established, or
+ * on_rejected / on_error.  The owner picks the connection up from its
+ * inbox before it runs messages sent to it later, so a wharf_conn_call()
+ * made after this call finds the connection (lookups from other threads
+ * may miss it until then).
+ *
+ * Return: 0; -EINVAL for NULL arguments or bad options (size, port space,
+ * address family, shard index, QP options), private data over the connect
+ * limit (56 RC / 180 UD), or an explicit responder_resources /
+ * initiator_depth above the maximum of every device (a value valid on some
+ * device but not on the one the route leads to fails later with on_error
+ * WHARF_CONN_ERR_CONNECT, -EINVAL, before anything is sent); -EOVERFLOW
+ * when the shard ran out of ids; -ENOMEM; -ESHUTDOWN once
+ * wharf_cm_destroy() has started.  On error nothing is created and
+ * nothing is sent.
+ * Context: any thread; non-blocking: the connection goes to its owner
+ * shard through a lock-free inbox (never refused), where every librdmacm
+ * call and every callback happens; no callback runs inside this call.
+ * No RCU rule.
+ */
+int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *opts,
+		  uint64_t *id);
+
+/* ------------------------------------------------------------------------ */
+/* Connection calls (owner shard)                                            */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * wharf_accept - accept a request, now (in on_request) or later.
+ * @conn: a passive connection whose request is pending.
+ * @param: parameters, or NULL: the request's values adjusted down to the
+ * local device, flow control echoed, rnr_retry_count 7, no private data.
+ * 0xFF depths mean min(request, device maximum).  Copied.
+ *
+ * Takes a QP from the shard's pool (RC), moves it to RTS with the
+ * negotiated depths and sends the REP (UD: the SIDR REP with
+ * @param->ud_qp_num; the connection is established at once).
+ *
+ * Return: 0; -EINVAL for NULL @conn, a bad @param size, private data over
+ * 196 (RC) / 136 (UD), an explicit depth above the local maximum, an
+ * initiator_depth above the request's, a UD accept without ud_qp_num, or
+ * a call on an active connection (in these cases nothing is sent and the
+ * request is still pending); -EALREADY when already accepting or
+ * rejected; -EISCONN when established; -ENOTCONN when the request is gone
+ * (timed out, peer gave up); otherwise the connection is closed and a
+ * REJ sent: -EBUSY when the shard's receive budget does not admit the QP
+ * (busy REJ), -errno from verbs or librdmacm; on_error
+ * (WHARF_CONN_ERR_CONNECT) reports the same failure.
+ * Context: @conn's owner shard; blocks in a few kernel calls.
+ */
+int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *param);
+
+/**
+ * wharf_reject - reject a request, now or later.
+ * @conn: a passive connection whose request is pending.
+ * @private_data: sent in the REJ (copied); NULL when @len is 0.
+ * @len: <= 148 (RC) / 136 (UD).
+ *
+ * The peer sees REJ reason 28 (consumer defined) with the private data.
+ * The connection ends (no further callback) and must still be destroyed.
+ *
+ * Return: 0; -EINVAL for NULL @conn, private data over the limit or NULL
+ * with a length, or an active connection (nothing sent); -EALREADY when
+ * already rejected; -EBUSY while accepting; -EISCONN when established;
+ * -ENOTCONN when the request is gone; -errno from rdma_reject (the
+ * connection is closed anyway).
+ * Context: @conn's owner shard; blocks in one kernel call.
+ */
+int wharf_reject(struct wharf_conn *conn, const void *private_data, size_t len);
+
+/**
+ * wharf_notify - report a QP event to the CM (rdma_notify(3)).
+ * @event: IBV_EVENT_COMM_EST, the only event the CM takes.
+ *
+ * For applications that establish the connection out of band: forces the
+ * CM to ESTABLISHED when data arrived before the RTU.  The library already
+ * does this on the QP's IBV_EVENT_COMM_EST.
+ *
+ * Return: 0 (also when the CM was already established: EISCONN counts as
+ * success); -EINVAL for NULL @conn or another @event; -ENOTCONN when the
+ * connection is not connecting, accepting or established; -errno from
+ * rdma_notify.
+ * Context: @conn's owner shard; one kernel call.
+ */
+int wharf_notify(struct wharf_conn *conn, int event);
+
+/**
+ * wharf_disconnect - start disconnecting an established connection.
+ *
+ * Sends the DREQ (RC) and moves the QP to ERR.  on_disconnected follows
+ * when the peer's DREP arrives, or after disconnect_timeout_ms (forced
+ * teardown).  UD: ends the connection locally; on_disconnected runs
+ * before the call returns.
+ *
+ * Return: 0; -EINVAL for NULL; -EALREADY when already disconnecting;
+ * -ENOTCONN when not established (or already disconnected).
+ * Context: @conn's owner shard; blocks in one kernel call.
+ */
+int wharf_disconnect(struct wharf_conn *conn);
+
+/**
+ * wharf_conn_destroy - end @conn and give it back.
+ *
+ * Whatever the state: a pending request is rejected, an established
+ * connection disconnected (on_disconnected runs, inside this call, if it
+ * has not yet), the QP closed and released, the rdma_cm_id destroyed.
+ * No callback but on_send_done runs afterwards.  The memory is freed after
+ * an RCU grace period (and after the QP drained); @conn must not be used
+ * after the call, though readers that found it by lookup may finish.
+ * Every connection the application saw (wharf_connect()'s id, or an
+ * on_request) must be destroyed exactly once.
+ *
+ * Return: 0; -EINVAL for NULL or an already destroyed connection.
+ * Context: @conn's owner shard; non-blocking except for the kernel calls.
+ */
+int wharf_conn_destroy(struct wharf_conn *conn);
+
+/** A function run on a connection's owner shard (wharf_conn_call()). */
+typedef void (*wharf_conn_fn)(struct wharf_conn *conn, void *arg);
+
+/**
+ * wharf_conn_call - run @fn(conn, @arg) on the owner shard of connection
+ * @id: the way to call the functions above from another thread.
+ * @fn: runs with the connection, or with NULL when @id is unknown or was
+ * destroyed by the time the message runs.
+ *
+ * Return: 0 (@fn will run exactly once); -EINVAL for NULL @cm / @fn, an
+ * id of no shard; -EAGAIN / -ESHUTDOWN from wharf_shard_send().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+int wharf_conn_call(struct wharf_cm *cm, uint64_t id, wharf_conn_fn fn,
+		    void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* Lookups and accessors                                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * wharf_conn_lookup - find a live connection by id.
+ * Return: the connection, or NULL.  Valid until the calling thread's next
+ * quiescent state; from a thread other than the owner, only
+ * wharf_conn_id() and wharf_conn_shard() may be called on it.
+ * Context: a registered, online QSBR reader (a shard callback, or an
+ * application thread registered with wcm_rcu_register_thread()) under
+ * urcu_qsbr_read_lock(); non-blocking, lock-free.
+ */
+struct wharf_conn *wharf_conn_lookup(struct wharf_cm *cm, uint64_t id);
+
+/**
+ * wharf_conn_lookup_qp - find a live connection by its QP.
+ * @verbs: the device; @qp_num: the QP number (e.g. a work completion's).
+ * Return and Context: as wharf_conn_lookup().  A connection that retried
+ * after a stale REJ is found only by its first QP.
+ */
+struct wharf_conn *wharf_conn_lookup_qp(struct wharf_cm *cm,
+					const struct ibv_context *verbs,
+					uint32_t qp_num);
+
+/**
+ * wharf_conn_id - the connection's id.
+ * Context: any thread that holds @conn (owner, or a lookup under RCU).
+ */
+uint64_t wharf_conn_id(const struct wharf_conn *conn);
+
+/**
+ * wharf_conn_shard - the owner shard.
+ * Context: as wharf_conn_id().
+ */
+struct wharf_shard *wharf_conn_shard(const struct wharf_conn *conn);
+
+/**
+ * wharf_conn_qp - the connection's QP (RC), from the accept / connect
+ * until the connection ends; NULL otherwise.
+ * Context: owner shard.
+ */
+struct wharf_qp *wharf_conn_qp(const struct wharf_conn *conn);
+
+/**
+ * wharf_conn_pd - the protection domain to use with the connection, once
+ * its device is known (passive: always; active: from address resolution
+ * on); NULL before.  RC: the PD of wharf's QPs on the device
+ * (wharf_qp_dev_pd()), for registering memory only.  UD: a PD of the cm
+ * for the application's UD QPs on the device; the address handle of the
+ * lookup is on it.  Owned by the cm.
+ * Context: owner shard.
+ */
+struct ibv_pd *wharf_conn_pd(const struct wharf_conn *conn);
+
+/**
+ * wharf_conn_port_num - the device port of the connection (for
+ * ibv_create_ah_from_wc() on UD), or 0 when not yet known.
+ * Context: owner shard.
+ */
+uint8_t wharf_conn_port_num(const struct wharf_conn *conn);
+
+/**
+ * wharf_conn_get_request - the pending request of a passive connection
+ * (valid until the connection is destroyed), or NULL.
+ * Context: owner shard.
+ */
+const struct wharf_conn_request *
+wharf_conn_get_request(const struct wharf_conn *conn);
+
+/**
+ * wharf_conn_set_arg - change the argument passed to @conn's callbacks.
+ * Context: owner shard.
+ */
+void wharf_conn_set_arg(struct wharf_conn *conn, void *arg);
+
+/**
+ * wharf_conn_state_name - the connection's state name ("ESTABLISHED",
+ * ...), for logs and tests.
+ * Context: owner shard.
+ */
+const char *wharf_conn_state_name(const struct wharf_conn *conn);
+
+/**
+ * wharf_conn_ud_qp_ready - move an application UD QP from RESET to RTS with
+ * the connection's port, P_Key index and Q_Key (what rdma_create_qp() does
+ * for a UD QP on an rdma_cm_id).  Create it on wharf_conn_pd().
+ * Return: 0; -EINVAL for NULL arguments, a non-UD connection or QP;
+ * -ENOTCONN before the device is known; -errno from rdma_init_qp_attr /
+ * ibv_modify_qp.
+ * Context: owner shard; blocks in kernel calls.
+ */
+int wharf_conn_ud_qp_ready(struct wharf_conn *conn, struct ibv_qp *qp);
+
+/* ------------------------------------------------------------------------ */
+/* Counters                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Outcome counters of a shard, a listener or the whole cm.  Each request
+ * and each wharf_connect() ends in exactly one final outcome: rejected_app,
+ * rejected_busy, rejected_by_peer, timed_out, unreachable, failed,
+ * disconnected or aborted.  Each value is read atomically; the snapshot as
+ * a whole is not one instant.
+ */
+struct wharf_cm_stats {
+	/** sizeof(struct wharf_cm_stats) as compiled by the caller. */
+	size_t size;
+	/** Passive: CONNECT_REQUESTs received (listener) / handed over. */
+	uint64_t requests;
+	/** Active: wharf_connect() calls started. */
+	uint64_t connects;
+	/** Passive connections established. */
+	uint64_t accepted;
+	/** Active connections established. */
+	uint64_t connected;
+	/** Final: rejected by the application (wharf_reject()). */
+	uint64_t rejected_app;
+	/** Final: rejected busy (handshake cap, receive budget, draining). */
+	uint64_t rejected_busy;
+	/** Final (active): on_rejected delivered. */
+	uint64_t rejected_by_peer;
+	/** Final: a step timer ran out (WHARF_CONN_ERR_TIMEOUT). */
+	uint64_t timed_out;
+	/** Final (active): UNREACHABLE. */
+	uint64_t unreachable;
+	/** Final: address, route, connect or device errors. */
+	uint64_t failed;
+	/** Final: on_disconnected delivered. */
+	uint64_t disconnected;
+	/** Final: destroyed before any outcome. */
+	uint64_t aborted;
+	/** Active: retries after a stale-connection REJ. */
+	uint64_t stale_retried;
+	/** Active: retries after a busy REJ. */
+	uint64_t busy_retried;
+	/** Disconnects ended by the timer (lost DREQ/DREP) and timewaits
+	 * that never saw TIMEWAIT_EXIT. */
+	uint64_t forced_teardowns;
+	/** rdma_notify() calls (COMM_EST and wharf_notify()). */
+	uint64_t notifies;
+	/** Receives held until on_established. */
+	uint64_t held_recvs;
+	/** QPs recycled after TIMEWAIT_EXIT. */
+	uint64_t timewait_exits;
+	/** CM events that made no sense in their state (ignored). */
+	uint64_t proto_errors;
+	/** Gauge: handshakes in flight (passive and active). */
+	uint64_t handshakes;
+	/** Gauge: established connections not yet ended. */
+	uint64_t connections;
+};
+
+/**
+ * wharf_cm_shard_stats - snapshot the counters of shard @index.
+ * @out: @out->size must be set.
+ * Return: 0; -EINVAL for NULL arguments, a bad index or size.
+ * Context: any thread; non-blocking, no lock.  No RCU rule.
+ */
+int wharf_cm_shard_stats(const struct wharf_cm *cm, unsigned index,
+			 struct wharf_cm_stats *out);
+
+/**
+ * wharf_cm_stats - the sum over every shard.
+ * Return and Context: as wharf_cm_shard_stats().
+ */
+int wharf_cm_stats(const struct wharf_cm *cm, struct wharf_cm_stats *out);
+
+/**
+ * wharf_listener_stats - the counters of the connections of @l (gauges
+ * are 0).
+ * Return and Context: as wharf_cm_shard_stats().
+ */
+int wharf_listener_stats(const struct wharf_listener *l,
+			 struct wharf_cm_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WHARF_CM_H */

@@ -1,0 +1,170 @@
+/*
+ * cm/events.c - a shard's rdma_cm event channel: every event of the
+ * connections the shard owns.
+ *
+ * The channel is drained in batches of WCM_SHARD_BATCH (the watch is
+ * level-triggered: the rest waits for the next loop iteration).  For each
+ * event the data the state machine or the application will need is copied
+ * out of it (parameters, private data, the UD address handle), the state
+ * machine runs, then the event is acknowledged, and only then may the
+ * connection's rdma_cm_id be destroyed.
+ *
+ * A passive connection is normally adopted by the owner through the inbox
+ * (shard.c) right after the listener migrated its rdma_cm_id here; when one
+ * of its events overtakes the hand-over, it is adopted on that event.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cm/rt.h"
+
+static int status_err(int status, int dflt)
+{
+	if (status < 0)
+		return status;
+	return dflt;
+}
+
+/* REJECTED: what came with it, and whether to retry (active side). */
+static void rejected(struct wharf_conn *c, const struct rdma_cm_event *ev,
+		     struct wcm_cm_input *in)
+{
+	const void *pd = c->ps == WCM_PS_UD ? ev->param.ud.private_data
+					    : ev->param.conn.private_data;
+	uint8_t len = c->ps == WCM_PS_UD ? ev->param.ud.private_data_len
+					 : ev->param.conn.private_data_len;
+	uint32_t delay;
+
+	c->rej_reason = ev->status;
+	c->last_err = -ECONNREFUSED;
+	if (wcm_pdata_recv(&c->peer_pdata, pd, len))
+		memset(&c->peer_pdata, 0, sizeof(c->peer_pdata));
+	c->rej_is_busy = !wcm_rej_busy_decode(c->peer_pdata.bytes,
+					      c->peer_pdata.len, &c->rej_busy);
+	if (c->sm.side != WCM_SIDE_ACTIVE || c->sm.state != WCM_ST_CONNECTING)
+		return;
+	if (c->cfg.stale_retry &&
+	    !wcm_retry_stale(&c->cfg.stale, ev->status, c->sm.attempt,
+			     wcm_rand(c->sh), &delay)) {
+		in->retry = 1;
+	} else if (c->cfg.busy_retry && c->rej_is_busy &&
+		   ev->status == WCM_REJ_REASON_CONSUMER &&
+		   !wcm_retry_busy(&c->cfg.busy, &c->rej_busy, c->sm.attempt,
+				   wcm_rand(c->sh), &delay)) {
+		in->retry = 1;
+	}
+	if (in->retry)
+		c->retry_delay_ms = delay;
+}
+
+/* UD ESTABLISHED on the active side: the SIDR reply. */
+static int ud_resolved(struct wharf_conn *c, const struct rdma_cm_event *ev)
+{
+	const struct rdma_ud_param *ud = &ev->param.ud;
+
+	c->ud_qpn = ud->qp_num & WCM_QP_NUM_MAX;
+	c->ud_qkey = ud->qkey;
+	c->ud_ah_attr = ud->ah_attr;
+	if (wcm_pdata_recv(&c->peer_pdata, ud->private_data,
+			   ud->private_data_len))
+		return -EPROTO;
+	if (!c->dev)
+		return -ENODEV;
+	c->ud_ah = ibv_create_ah(c->dev->ud_pd, &c->ud_ah_attr);
+	if (!c->ud_ah)
+		return errno ? -errno : -ENOMEM;
+	return 0;
+}
+
+static void handle(struct wharf_conn *c, struct rdma_cm_event *ev)
+{
+	struct wcm_cm_input in = {.status = ev->status};
+	enum wcm_cm_event we;
+	int err;
+
+	if (wcm_cm_event_from_rdma(ev->event, &we))
+		return;
+	in.event = (uint8_t)we;
+	switch (we) {
+	case WCM_CM_ADDR_RESOLVED:
+		c->dev = wcm_dev_find(c->cm, ev->id->verbs);
+		c->port_num = ev->id->port_num;
+		if (!c->dev) {
+			in.event = WCM_CM_ADDR_ERROR;
+			c->last_err = -ENODEV;
+		}
+		break;
+	case WCM_CM_ADDR_ERROR:
+	case WCM_CM_ROUTE_ERROR:
+	case WCM_CM_CONNECT_ERROR:
+		c->last_err = status_err(ev->status, -EIO);
+		break;
+	case WCM_CM_UNREACHABLE:
+		c->last_err = status_err(ev->status, -EHOSTUNREACH);
+		break;
+	case WCM_CM_CONNECT_RESPONSE:
+		err = wcm_conn_param_recv(&ev->param.conn, &c->peer_param,
+					  &c->peer_pdata);
+		if (err) {
+			in.event = WCM_CM_CONNECT_ERROR;
+			c->last_err = err;
+		}
+		break;
+	case WCM_CM_ESTABLISHED:
+		if (c->ps != WCM_PS_UD || c->sm.side != WCM_SIDE_ACTIVE)
+			break;
+		err = ud_resolved(c, ev);
+		if (err) {
+			in.event = WCM_CM_CONNECT_ERROR;
+			c->last_err = err;
+		}
+		break;
+	case WCM_CM_REJECTED:
+		rejected(c, ev, &in);
+		break;
+	case WCM_CM_DEVICE_REMOVAL:
+		c->last_err = -ENODEV;
+		break;
+	default:
+		break;
+	}
+	wcm_feed_cm(c, &in);
+}
+
+static void conn_event(struct rdma_cm_event *ev)
+{
+	struct wharf_conn *c = ev->id->context;
+
+	if (!c) {
+		rdma_ack_cm_event(ev);
+		return;
+	}
+	c->refs++;
+	c->in_event = true;
+	if (!c->adopted)
+		wcm_adopt(c);
+	if (c->inserted && ev->id == c->cm_id)
+		handle(c, ev);
+	c->in_event = false;
+	rdma_ack_cm_event(ev);
+	if (c->destroy_id_pending)
+		wcm_destroy_id(c);
+	wcm_conn_unref(c);
+}
+
+void wcm_shard_chan_ready(struct wharf_watch *w, int fd, uint32_t events,
+			  void *arg)
+{
+	struct wcm_shard *sh = arg;
+
+	(void)w;
+	(void)fd;
+	(void)events;
+	for (unsigned i = 0; i < WCM_SHARD_BATCH; i++) {
+		struct rdma_cm_event *ev;
+
+		if (rdma_get_cm_event(sh->chan, &ev))
+			break; /* EAGAIN: drained */
+		conn_event(ev);
+	}
+}

@@ -1,0 +1,301 @@
+/*
+ * cm/passive.c - the passive side: adopting a handed-over request on its
+ * owner shard (admission), wharf_accept() / wharf_reject(), and the busy
+ * REJ.
+ *
+ * Admission happens twice: the listener checks the owner's handshake cap
+ * before the hand-over (listen.c); the owner checks its SRQ receive budget
+ * (wharf_qp_res_admit(), which only the owner may call) before showing the
+ * request to the application, and wharf_qp_take() checks it again at
+ * accept time.  Each refusal is a REJ with the busy payload.
+ *
+ * wharf_accept() validates the application's parameters against the
+ * request and the device before touching the state machine, so a bad call
+ * changes nothing and sends nothing.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/opts.h"
+#include "cm/rt.h"
+
+size_t wcm_busy_payload(struct wcm_shard *owner, uint8_t reason,
+			uint8_t buf[WCM_BUSY_LEN])
+{
+	struct wharf_cm *cm = owner->cm;
+	uint64_t hs =
+		atomic_load_explicit(&owner->hs_passive, memory_order_relaxed);
+	uint64_t load = hs * WCM_BUSY_LOAD_MAX / cm->handshake_cap;
+	struct wcm_rej_busy b = {
+		.reason = reason,
+		.retry_after_ms = cm->busy_retry_after_ms,
+		.load_permille =
+			(uint16_t)(load > WCM_BUSY_LOAD_MAX ? WCM_BUSY_LOAD_MAX
+							    : load),
+	};
+	size_t len = 0;
+
+	if (wcm_rej_busy_encode(&b, buf, WCM_BUSY_LEN, &len))
+		return 0;
+	return len;
+}
+
+/* Refuse an adopted request that was never shown to the application. */
+void wcm_busy_reject(struct wharf_conn *c, uint8_t reason)
+{
+	uint8_t buf[WCM_BUSY_LEN];
+	size_t len = wcm_busy_payload(c->sh, reason, buf);
+
+	rdma_reject(c->cm_id, len ? buf : NULL, (uint8_t)len);
+	wcm_destroy_id(c);
+	c->busy_rejected = true;
+	c->in_handshake = false;
+	atomic_fetch_sub_explicit(&c->sh->hs_passive, 1, memory_order_relaxed);
+	wcm_count(c, WCM_C_REJ_BUSY);
+}
+
+static void conn_timer_fn(struct wharf_timer *t, void *arg)
+{
+	struct wharf_conn *c = arg;
+	struct wcm_step st;
+	unsigned kind = c->sm.timer;
+
+	(void)t;
+	if (kind == WCM_TIMER_DISCONNECT || kind == WCM_TIMER_TIMEWAIT)
+		wcm_count(c, WCM_C_FORCED);
+	c->last_err = -ETIMEDOUT;
+	if (wcm_conn_on_timer(&c->sm, (enum wcm_timer)kind, &st))
+		return;
+	wcm_run(c, &st);
+}
+
+/* Give @c its id, timer and table entries on its owner shard. */
+static int conn_setup(struct wharf_conn *c)
+{
+	uint64_t seq = atomic_fetch_add_explicit(&c->sh->next_seq, 1,
+						 memory_order_relaxed);
+	int err;
+
+	if (!c->id) {
+		err = wcm_conn_id_make(c->sh->index, seq, &c->id);
+		if (err)
+			return -EOVERFLOW;
+	}
+	err = wharf_timer_create(c->sh->shard, conn_timer_fn, c, &c->timer);
+	if (err)
+		return err;
+	err = wcm_conn_publish(c);
+	if (err) {
+		wharf_timer_destroy(c->timer);
+		c->timer = NULL;
+	}
+	return err;
+}
+
+int wcm_conn_setup(struct wharf_conn *c)
+{
+	return conn_setup(c);
+}
+
+void wcm_adopt(struct wharf_conn *c)
+{
+	struct wcm_shard *sh = c->sh;
+	struct wcm_cm_input in = {.event = WCM_CM_CONNECT_REQUEST};
+	struct wharf_qp_res *res;
+	int err = 0;
+
+	c->adopted = true;
+	if (sh->closing ||
+	    atomic_load_explicit(&c->cm->closing, memory_order_relaxed)) {
+		wcm_busy_reject(c, WCM_BUSY_DRAINING);
+		return;
+	}
+	if (c->ps == WCM_PS_RC && !c->cfg.qp.private_rq) {
+		res = wcm_res_get(sh, c->dev, &err);
+		if (res &&
+		    wharf_qp_res_admit(res, c->cfg.qp.recv_credits) == -EBUSY) {
+			wcm_busy_reject(c, WCM_BUSY_RECV_BUDGET);
+			return;
+		}
+	}
+	if (!err)
+		err = conn_setup(c);
+	if (err) {
+		wharf_ctx_log(c->cm->ctx, WHARF_LOG_WARN,
+			      "cm: cannot take a request: %d", err);
+		rdma_reject(c->cm_id, NULL, 0);
+		wcm_destroy_id(c);
+		c->in_handshake = false;
+		atomic_fetch_sub_explicit(&sh->hs_passive, 1,
+					  memory_order_relaxed);
+		wcm_count(c, WCM_C_FAILED);
+		return;
+	}
+	wcm_conn_sm_init(&c->sm, WCM_SIDE_PASSIVE);
+	c->app_ref = true;
+	wcm_feed_cm(c, &in);
+}
+
+/* ---------------------------------------------------------------- */
+/* Accept                                                            */
+/* ---------------------------------------------------------------- */
+
+static void param_in(const struct wharf_conn_param *p, struct wcm_conn_param *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->private_data = p->private_data;
+	w->private_data_len = p->private_data_len;
+	w->responder_resources = p->responder_resources;
+	w->initiator_depth = p->initiator_depth;
+	w->flow_control = p->flow_control;
+	w->retry_count = p->retry_count;
+	w->rnr_retry_count = p->rnr_retry_count;
+}
+
+/* Negotiate what rdma_accept() will send; @qp NULL: a dry run. */
+static int negotiate(struct wharf_conn *c, const struct wharf_conn_param *p,
+		     const struct wcm_qp_info *qp, struct wcm_conn_param *out)
+{
+	struct wcm_conn_param want;
+	struct wcm_qp_info dry = {0, 0};
+
+	if (p)
+		param_in(p, &want);
+	return wcm_conn_param_accept(p ? &want : NULL, &c->req, c->ps,
+				     &c->dev->lim, qp ? qp : &dry, out);
+}
+
+int wcm_act_accept(struct wharf_conn *c)
+{
+	const struct wharf_conn_param *p = c->acc;
+	struct rdma_conn_param rp;
+	struct wcm_qp_info qi = {0, 0};
+	struct wharf_qp_res *res;
+	int err;
+
+	if (c->ps == WCM_PS_UD) {
+		qi.qp_num = p->ud_qp_num & WCM_QP_NUM_MAX;
+	} else {
+		res = wcm_res_get(c->sh, c->dev, &err);
+		if (!res)
+			return err;
+		err = wcm_take_qp(c, res);
+		if (err) {
+			if (err == -EBUSY) {
+				c->busy_reason = WCM_BUSY_RECV_BUDGET;
+				c->busy_rejected = true;
+			}
+			return err;
+		}
+		qi.qp_num = wharf_qp_num(c->qp);
+		qi.srq = wharf_qp_uses_srq(c->qp);
+	}
+	err = negotiate(c, p, &qi, &c->neg);
+	if (err)
+		return err;
+	if (c->ps == WCM_PS_RC) {
+		err = wharf_qp_cm_accept_ready(c->qp, c->cm_id,
+					       c->neg.responder_resources,
+					       c->neg.initiator_depth);
+		if (err)
+			return err;
+	}
+	err = wcm_conn_param_to_rdma(&c->neg, &rp);
+	if (err)
+		return err;
+	if (rdma_accept(c->cm_id, &rp))
+		return wcm_errno();
+	c->qpn_sent = true;
+	if (c->ps == WCM_PS_UD) {
+		/* The SIDR REP is the whole handshake: established now. */
+		struct wcm_cm_input in = {.event = WCM_CM_ESTABLISHED};
+
+		wcm_feed_cm(c, &in);
+	}
+	return 0;
+}
+
+int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *in)
+{
+	struct wharf_conn_param p;
+	struct wcm_conn_param dry;
+	struct wcm_step st;
+	int err;
+
+	if (!conn || conn->freeing)
+		return -EINVAL;
+	if (conn->sm.side != WCM_SIDE_PASSIVE)
+		return -EINVAL;
+	if (in) {
+		err = wharf_opts_copy(&p, sizeof(p), in);
+		if (err)
+			return err;
+		if (conn->ps == WCM_PS_UD && !p.ud_qp_num)
+			return -EINVAL;
+	} else if (conn->ps == WCM_PS_UD) {
+		return -EINVAL; /* the SIDR REP needs the UD QP's number */
+	}
+	err = wcm_conn_on_api(&conn->sm, WCM_API_ACCEPT, &st);
+	if (err)
+		return err;
+	/* Validate before the state changes: nothing sent on -EINVAL. */
+	err = negotiate(conn, in ? &p : NULL, NULL, &dry);
+	if (err)
+		return err;
+	conn->refs++;
+	conn->acc = in ? &p : NULL;
+	conn->last_err = 0;
+	wcm_run(conn, &st);
+	conn->acc = NULL;
+	err = conn->sm.state == WCM_ST_ACCEPTING ||
+			      conn->sm.state == WCM_ST_ESTABLISHED
+		      ? 0
+		      : (conn->last_err ? conn->last_err : -ECONNABORTED);
+	wcm_conn_unref(conn);
+	return err;
+}
+
+/* ---------------------------------------------------------------- */
+/* Reject                                                            */
+/* ---------------------------------------------------------------- */
+
+int wcm_act_reject(struct wharf_conn *c)
+{
+	uint8_t buf[WCM_BUSY_LEN];
+	const void *pd = c->rej_len ? c->rej_pdata : NULL;
+	size_t len = c->rej_len;
+
+	if (!c->cm_id)
+		return -ENOTCONN;
+	if (c->busy_reason) {
+		len = wcm_busy_payload(c->sh, c->busy_reason, buf);
+		pd = len ? buf : NULL;
+	}
+	if (rdma_reject(c->cm_id, pd, (uint8_t)len))
+		return wcm_errno();
+	return 0;
+}
+
+int wharf_reject(struct wharf_conn *conn, const void *pdata, size_t len)
+{
+	struct wcm_step st;
+	int err;
+
+	if (!conn || conn->freeing || conn->sm.side != WCM_SIDE_PASSIVE)
+		return -EINVAL;
+	err = wcm_pdata_check(WCM_MSG_REJECT, conn->ps, pdata, len);
+	if (err)
+		return err;
+	err = wcm_conn_on_api(&conn->sm, WCM_API_REJECT, &st);
+	if (err)
+		return err;
+	if (len)
+		memcpy(conn->rej_pdata, pdata, len);
+	conn->rej_len = len;
+	conn->refs++;
+	conn->last_err = 0;
+	wcm_run(conn, &st);
+	err = conn->last_err;
+	wcm_conn_unref(conn);
+	return err;
+}

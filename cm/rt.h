@@ -1,0 +1,343 @@
+/*
+ * cm/rt.h - the structures behind <wharf/cm.h> (internal).
+ *
+ * Ownership.  A wharf_conn belongs to its owner shard: its state machine,
+ * QP, timer, rdma_cm_id and held receives are touched by that thread only.
+ * Other threads reach it through the RCU table (id, QP), read only its id
+ * and shard, and send it work through the shard's inbox or wharf_shard_send.
+ * The exceptions, all atomics: the shard gauges (handshakes, connections)
+ * that placement reads from the listener's shard, the counters that
+ * snapshots read, a listener's counters (written by every owner shard of
+ * its connections) and its reference count.
+ *
+ * Lifetime of a connection: references are held by the application (until
+ * wharf_conn_destroy, or by the library for a connection never shown to
+ * it), by the rdma_cm_id (until rdma_destroy_id, which waits for the
+ * current event's ack), by each of its QPs (until released and on_closed
+ * has run: a connection that retries takes a new QP while the old one
+ * still drains), by the listener's hand-over (until the owner adopted it) and by
+ * every call frame that runs a step on it.  When the last one goes, the
+ * connection leaves the tables and is freed after a grace period.
+ *
+ * Steps.  Every input (CM event, API call, QP event, timer, the result of
+ * a call) goes through cm/conn_state.h and the resulting step is executed
+ * by wcm_run() (drive.c).  A callback may run a nested step on the same
+ * connection; the outer step then carries on only with what cannot have
+ * been superseded (see drive.c).
+ */
+#ifndef WHARF_CM_RT_H
+#define WHARF_CM_RT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <netinet/in.h>
+#include <rdma/rdma_cma.h>
+
+#include "cm/cm.h"
+#include <wharf/core.h>
+#include <wharf/numa.h>
+#include <wharf/qp.h>
+
+#include "cm/conn_param.h"
+#include "cm/conn_state.h"
+#include "cm/conn_table.h"
+#include "cm/rej_busy.h"
+
+/* Defaults (see cm.h). */
+#define WCM_DEF_HANDSHAKE_CAP  1024u
+#define WCM_DEF_BUSY_RETRY_MS  100u
+#define WCM_DEF_REMOTE_PENALTY 64u
+#define WCM_DEF_BATCH	       32u
+#define WCM_DEF_BACKLOG	       1024
+#define WCM_DEF_ADDR_MS	       2000u
+#define WCM_DEF_ROUTE_MS       2000u
+#define WCM_DEF_CONNECT_MS     30000u
+#define WCM_DEF_DECISION_MS    10000u
+#define WCM_DEF_ACCEPT_MS      10000u
+#define WCM_DEF_DISCONNECT_MS  5000u
+#define WCM_DEF_TIMEWAIT_MS    10000u
+/* Shard events taken per drain of a shard channel. */
+#define WCM_SHARD_BATCH 32u
+/* Teardown polls for drained QPs this often. */
+#define WCM_TEARDOWN_POLL_NS (5u * 1000000u)
+
+/* Counters, in the order of struct wharf_cm_stats after its size. */
+enum wcm_ctr {
+	WCM_C_REQUESTS = 0,
+	WCM_C_CONNECTS,
+	WCM_C_ACCEPTED,
+	WCM_C_CONNECTED,
+	WCM_C_REJ_APP,
+	WCM_C_REJ_BUSY,
+	WCM_C_REJ_PEER,
+	WCM_C_TIMED_OUT,
+	WCM_C_UNREACHABLE,
+	WCM_C_FAILED,
+	WCM_C_DISCONNECTED,
+	WCM_C_ABORTED,
+	WCM_C_STALE_RETRIED,
+	WCM_C_BUSY_RETRIED,
+	WCM_C_FORCED,
+	WCM_C_NOTIFIES,
+	WCM_C_HELD,
+	WCM_C_TW_EXITS,
+	WCM_C_PROTO,
+	WCM_C_COUNT
+};
+
+struct wcm_counters {
+	_Atomic uint64_t v[WCM_C_COUNT];
+};
+
+/* One RDMA device. */
+struct wcm_dev {
+	unsigned index;
+	struct ibv_context *verbs;
+	struct wharf_qp_dev *qdev;
+	/* UD: the application's QPs and the address handles; never
+	 * wharf_qp_dev_pd(), which must carry only wharf's QPs. */
+	struct ibv_pd *ud_pd;
+	struct wcm_dev_limits lim;
+	uint64_t local_nodes; /* 0: unknown (every shard is local) */
+	char name[64];
+};
+
+/* Something handed to a shard through its inbox (lock-free stack). */
+struct wcm_inbox_item {
+	struct wcm_inbox_item *next;
+	void (*fn)(struct wcm_inbox_item *item);
+};
+
+struct wharf_conn;
+
+/* One shard's cm state. */
+struct wcm_shard {
+	struct wharf_cm *cm;
+	struct wharf_shard *shard;
+	unsigned index;
+	unsigned node;
+	struct rdma_event_channel *chan;
+	struct wharf_watch *watch;
+	struct wharf_poller *poller;
+	struct wharf_timer *teardown_timer;
+	struct wharf_qp_res **res; /* [cm->ndev], created on demand */
+	struct wharf_conn *conns;  /* every connection owned here */
+	_Atomic(struct wcm_inbox_item *) inbox;
+	_Atomic uint64_t next_seq;
+	/* Gauges read by placement on other threads. */
+	_Atomic uint32_t hs_passive;
+	_Atomic uint32_t hs_active;
+	_Atomic uint32_t nconns;
+	struct wcm_counters ctr; /* written by this shard only */
+	uint64_t rnd;		 /* backoff jitter state */
+	bool rcu_attached;
+	bool closing;
+	struct wcm_sync *teardown_sync;
+};
+
+struct wharf_cm {
+	struct wharf_ctx *ctx;
+	struct wharf_numa *numa;
+	struct wcm_conn_table *table;
+	unsigned handshake_cap;
+	uint32_t busy_retry_after_ms;
+	uint64_t remote_penalty;
+	struct wharf_qp_res_opts res_opts;
+	unsigned nshards;
+	struct wcm_shard **shards;
+	unsigned ndev;
+	struct wcm_dev *devs;
+	struct rdma_cm_id **dev_ids; /* librdmacm's device list holder */
+	struct ibv_context **dev_list;
+	_Atomic bool closing;
+	uint32_t max_rd_atom;	   /* max over devices */
+	uint32_t max_init_rd_atom; /* max over devices */
+};
+
+/* Per-connection configuration (copied from the listen/connect options). */
+struct wcm_cfg {
+	uint32_t addr_ms, route_ms, connect_ms, decision_ms, accept_ms;
+	uint32_t disconnect_ms, timewait_ms;
+	bool stale_retry, busy_retry;
+	struct wcm_retry_policy stale, busy;
+	struct wharf_conn_qp_opts qp;
+};
+
+struct wharf_listener {
+	struct wharf_cm *cm;
+	struct wcm_shard *sh;
+	struct rdma_event_channel *chan;
+	struct rdma_cm_id *id;
+	struct wharf_watch *watch;
+	enum wcm_ps ps;
+	unsigned batch;
+	int backlog;
+	uint16_t port;
+	struct sockaddr_storage addr;
+	struct wharf_conn_ops ops;
+	void *arg;
+	wharf_pick_shard_fn pick;
+	void *pick_arg;
+	bool has_accept_param;
+	struct wharf_conn_param accept_param;
+	uint8_t accept_pdata[WCM_PDATA_ACCEPT_RC];
+	struct wcm_cfg cfg;
+	struct wcm_counters ctr; /* written by several shards: fetch_add */
+	_Atomic unsigned refs;	 /* the owner + connections */
+};
+
+/* A receive held until ESTABLISHED. */
+struct wcm_held {
+	struct wcm_held *next;
+	void *buf;
+	struct wharf_qp_recv rx;
+	bool copy; /* private receive queue: a copy (qp reposts the buffer) */
+};
+
+struct wharf_conn {
+	struct wcm_conn_entry entry; /* tables */
+	struct wcm_inbox_item inbox; /* hand-over / start */
+	uint64_t id;
+	struct wharf_cm *cm;
+	struct wcm_shard *sh;
+	struct wharf_numa_arena *arena;
+	struct wharf_listener *listener; /* passive; holds a reference */
+	struct wharf_conn *prev, *next;	 /* sh->conns */
+	struct wcm_conn_sm sm;
+	enum wcm_ps ps;
+	struct rdma_cm_id *cm_id;
+	struct wcm_dev *dev;
+	struct wharf_timer *timer;
+	struct wharf_conn_ops ops;
+	void *arg;
+	struct wcm_cfg cfg;
+	/* Lifetime. */
+	unsigned refs;
+	unsigned gen;	  /* bumped by every committed step */
+	_Atomic int dead; /* destroyed: lookups skip it */
+	bool adopted, inserted, app_ref, handover_ref, id_ref;
+	unsigned qps_draining; /* released QPs whose on_closed is pending */
+	bool in_event, destroy_id_pending, freeing;
+	bool in_handshake, counted_conn, quiet;
+	/* QP. */
+	struct wharf_qp *qp;
+	bool qp_bound, qpn_sent, qp_closed_cb;
+	struct wcm_held *held, *held_tail;
+	/* Addresses. */
+	struct sockaddr_storage local, peer;
+	/* Active: what the application asked for. */
+	bool want_null;
+	struct wcm_conn_param want;
+	uint8_t want_pdata[WCM_PDATA_CONNECT_UD];
+	uint32_t retry_delay_ms;
+	/* Passive: the request. */
+	struct wcm_conn_param req;
+	struct wcm_pdata req_pdata;
+	struct wharf_conn_request req_view;
+	/* Accept / reject being sent. */
+	const struct wharf_conn_param *acc; /* during wharf_accept */
+	uint8_t rej_pdata[WCM_PDATA_REJECT_RC];
+	size_t rej_len;
+	uint8_t busy_reason; /* a busy REJ is being sent */
+	bool busy_rejected;
+	/* Negotiated (sent) and received parameters. */
+	struct wcm_conn_param neg;
+	struct wcm_conn_param peer_param;
+	struct wcm_pdata peer_pdata;
+	int rej_reason;
+	bool rej_is_busy;
+	struct wcm_rej_busy rej_busy;
+	int last_err;
+	/* UD. */
+	uint32_t ud_qpn, ud_qkey;
+	struct ibv_ah *ud_ah;
+	struct ibv_ah_attr ud_ah_attr;
+	uint8_t port_num;
+};
+
+/* A cross-thread wait (setup and teardown of shards and listeners). */
+struct wcm_sync;
+struct wcm_sync *wcm_sync_new(unsigned pending);
+void wcm_sync_done(struct wcm_sync *s, int err);
+int wcm_sync_wait(struct wcm_sync *s); /* frees; returns the first error */
+
+/* Counters (stats.c). */
+void wcm_count(struct wharf_conn *c, enum wcm_ctr ctr);
+void wcm_count_shard(struct wcm_shard *sh, enum wcm_ctr ctr);
+void wcm_count_listener(struct wharf_listener *l, enum wcm_ctr ctr);
+void wcm_count_outcome(struct wharf_conn *c, const struct wcm_step *st);
+
+/* Devices and shard resources (dev.c). */
+int wcm_devs_open(struct wharf_cm *cm, unsigned async_shard);
+void wcm_devs_close(struct wharf_cm *cm);
+struct wcm_dev *wcm_dev_find(struct wharf_cm *cm, struct ibv_context *verbs);
+struct wharf_qp_res *wcm_res_get(struct wcm_shard *sh, struct wcm_dev *dev,
+				 int *err);
+
+/* Shards (shard.c). */
+int wcm_shards_start(struct wharf_cm *cm);
+int wcm_shard_alloc(struct wharf_cm *cm, unsigned index); /* cm->shards[i] */
+int wcm_shard_poller_start(struct wcm_shard *sh);	  /* on the shard */
+void wcm_shards_stop(struct wharf_cm *cm);
+struct wcm_shard *wcm_shard_cur(struct wharf_cm *cm);
+void wcm_inbox_push(struct wcm_shard *sh, struct wcm_inbox_item *item);
+unsigned wcm_inbox_drain(struct wcm_shard *sh); /* on the shard */
+uint32_t wcm_rand(struct wcm_shard *sh);
+int wcm_set_nonblock(int fd);
+
+/* Connections: life and tables (conn.c). */
+struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps);
+int wcm_conn_publish(struct wharf_conn *c);
+void wcm_conn_put(struct wharf_conn *c);
+void wcm_conn_unref(struct wharf_conn *c); /* drop one frame reference */
+void wcm_conn_bind_qp(struct wharf_conn *c);
+void wcm_conn_free_unpublished(struct wharf_conn *c);
+int wcm_conn_setup(struct wharf_conn *c); /* id, timer, publish */
+
+/* The step executor (drive.c). */
+void wcm_run(struct wharf_conn *c, const struct wcm_step *st);
+void wcm_feed_call(struct wharf_conn *c, enum wcm_call call, int rc);
+void wcm_feed_cm(struct wharf_conn *c, const struct wcm_cm_input *in);
+void wcm_destroy_id(struct wharf_conn *c);
+void wcm_arm_timer(struct wharf_conn *c, unsigned kind);
+
+/* Actions (active.c, passive.c, data.c). */
+int wcm_act_resolve_addr(struct wharf_conn *c);
+int wcm_act_resolve_route(struct wharf_conn *c);
+int wcm_act_connect(struct wharf_conn *c);
+int wcm_act_establish(struct wharf_conn *c);
+void wcm_act_restart(struct wharf_conn *c);
+int wcm_act_accept(struct wharf_conn *c);
+int wcm_act_reject(struct wharf_conn *c);
+int wcm_act_disconnect(struct wharf_conn *c);
+int wcm_act_notify(struct wharf_conn *c);
+void wcm_qp_close(struct wharf_conn *c);
+void wcm_qp_release(struct wharf_conn *c, bool timewait_exit);
+void wcm_held_flush(struct wharf_conn *c);
+void wcm_held_drop(struct wharf_conn *c);
+int wcm_take_qp(struct wharf_conn *c, struct wharf_qp_res *res);
+
+/* Deliveries (deliver.c). */
+void wcm_deliver_request(struct wharf_conn *c);
+void wcm_deliver_established(struct wharf_conn *c);
+void wcm_deliver_rejected(struct wharf_conn *c);
+void wcm_deliver_error(struct wharf_conn *c, unsigned error);
+void wcm_deliver_disconnected(struct wharf_conn *c);
+
+/* Events (events.c). */
+void wcm_shard_chan_ready(struct wharf_watch *w, int fd, uint32_t ev,
+			  void *arg);
+void wcm_adopt(struct wharf_conn *c);
+
+/* Busy REJ (passive.c). */
+size_t wcm_busy_payload(struct wcm_shard *owner, uint8_t reason,
+			uint8_t buf[WCM_BUSY_LEN]);
+void wcm_busy_reject(struct wharf_conn *c, uint8_t reason);
+
+/* Helpers. */
+size_t wcm_sockaddr_len(const struct sockaddr *sa);
+int wcm_errno(void); /* -errno of a failed librdmacm call, never 0 */
+
+#endif /* WHARF_CM_RT_H */
