@@ -1,0 +1,220 @@
+// Storm control and retries on real rdma_cm: the per-shard handshake cap
+// answered with a busy REJ (reason and retry-after in the private data),
+// wharf_connect() honouring the hint with jittered backoff, the receive
+// budget, and the stale-connection REJ (reason 10) retried with backoff.
+#include "tests/guest/cm_guest_util.h"
+
+using namespace wharf_cm_test;
+
+namespace
+{
+
+constexpr uint32_t kRetryAfterMs = 300;
+
+class CmStorm : public CmGuest
+{
+      protected:
+	void EditCmOpts(wharf_cm_opts &o) override
+	{
+		o.handshake_cap = 1;
+		o.busy_retry_after_ms = kRetryAfterMs;
+	}
+};
+
+struct Picks {
+	std::mutex lock;
+	std::vector<std::pair<char, Clock::time_point>> seen;
+};
+
+// Records which client (first private-data byte) asked, and when; runs on
+// the listener's shard for every request, before the cap check.
+int RecordPick(const wharf_conn_request *req, const wharf_cm_shard_load *,
+	       unsigned, void *arg)
+{
+	Picks *p = static_cast<Picks *>(arg);
+	std::lock_guard<std::mutex> g(p->lock);
+	char tag = req->private_data_len ? ((const char *)req->private_data)[0]
+					 : '?';
+	p->seen.emplace_back(tag, Clock::now());
+	return 0; // every passive connection on shard 0: one cap
+}
+
+wharf_conn_param Tagged(const char *tag)
+{
+	wharf_conn_param p = {};
+	p.size = sizeof(p);
+	p.private_data = tag;
+	p.private_data_len = 1;
+	return p;
+}
+
+TEST_F(CmStorm, HandshakeCapRejectsBusyAndConnectHonoursRetryAfter)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	Picks &picks = *Keep(new Picks);
+	srv.on_request = [](wharf_conn *c, const wharf_conn_request *q) {
+		// 'A' is decided later: it holds the shard's only slot.
+		if (((const char *)q->private_data)[0] != 'A') {
+			EXPECT_EQ(0, wharf_accept(c, nullptr));
+		}
+	};
+	wharf_listener *l = nullptr;
+	uint16_t port = Listen(
+		&srv,
+		[&picks](wharf_listen_opts &o) {
+			o.pick_shard = RecordPick;
+			o.pick_arg = &picks;
+		},
+		&l);
+	wharf_conn_param pa = Tagged("A"), pb = Tagged("B"), pc = Tagged("C");
+	uint64_t a = Connect(&cli, port, &pa);
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, 1));
+	uint64_t c = Connect(&cli, port, &pc); // gives up at the busy REJ
+	uint64_t b = Connect(&cli, port, &pb, [](wharf_connect_opts &o) {
+		o.busy_retry = true;
+	});
+	ASSERT_TRUE(cli.WaitCount(Ev::Rejected, 1, c)) << cli.Dump();
+	Rec rej = cli.First(Ev::Rejected, c);
+	EXPECT_EQ(28, rej.rej.reason);
+	EXPECT_TRUE(rej.rej.busy);
+	EXPECT_EQ(1, rej.rej.busy_reason); // the handshake cap
+	EXPECT_EQ(kRetryAfterMs, rej.rej.retry_after_ms);
+	ASSERT_EQ(148u, rej.data.size()); // the REJ field, padded
+	EXPECT_EQ(0, memcmp(rej.data.data(), "WHRF", 4));
+	// B was refused too, and retries; let A through now.
+	ASSERT_TRUE(Poll([&] { return ListenerStats(l).rejected_busy >= 2; }));
+	uint64_t pa_id = srv.First(Ev::Request).id;
+	OnConn(cm_, pa_id,
+	       [](wharf_conn *x) { EXPECT_EQ(0, wharf_accept(x, nullptr)); });
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, a)) << cli.Dump();
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, b)) << cli.Dump();
+	// B asked at least twice; never again before the retry-after.
+	std::vector<Clock::time_point> bt;
+	{
+		std::lock_guard<std::mutex> g(picks.lock);
+		for (auto &s : picks.seen)
+			if (s.first == 'B')
+				bt.push_back(s.second);
+	}
+	ASSERT_GE(bt.size(), 2u);
+	for (size_t i = 1; i < bt.size(); i++)
+		EXPECT_GE(bt[i] - bt[i - 1],
+			  std::chrono::milliseconds(kRetryAfterMs));
+	struct wharf_cm_stats s = CmStats(cm_);
+	EXPECT_GE(s.busy_retried, 1u);
+	EXPECT_EQ(1u, s.rejected_by_peer); // C
+	struct wharf_cm_stats ls = ListenerStats(l);
+	EXPECT_EQ(ls.requests - ls.rejected_busy, srv.Count(Ev::Request));
+	for (uint64_t id : {a, b, c})
+		Destroy(id);
+	for (const Rec &r : srv.All())
+		if (r.ev == Ev::Request) {
+			Destroy(r.id);
+		}
+	s = CmStats(cm_);
+	EXPECT_EQ(s.requests + s.connects, Finals(s));
+}
+
+class CmBudget : public CmGuest
+{
+      protected:
+	void EditCmOpts(wharf_cm_opts &o) override
+	{
+		o.busy_retry_after_ms = 50;
+	}
+};
+
+TEST_F(CmBudget, ReceiveBudgetRejectsBusyBeforeTheApplicationSeesIt)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	wharf_listener *l = nullptr;
+	// The fixture's SRQ has 256 buffers, 16 kept in reserve: 240 fit,
+	// one connection claiming 200.  Passive connections all on shard 1,
+	// the clients on shard 0.
+	uint16_t port = Listen(
+		&srv,
+		[](wharf_listen_opts &o) {
+			o.qp.recv_credits = 200;
+			o.pick_shard = [](const wharf_conn_request *,
+					  const wharf_cm_shard_load *, unsigned,
+					  void *) { return 1; };
+		},
+		&l);
+	uint64_t a = Connect(&cli, port);
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, a)) << cli.Dump();
+	uint64_t b = Connect(&cli, port);
+	ASSERT_TRUE(cli.WaitCount(Ev::Rejected, 1, b)) << cli.Dump();
+	Rec rej = cli.First(Ev::Rejected, b);
+	EXPECT_TRUE(rej.rej.busy);
+	EXPECT_EQ(2, rej.rej.busy_reason); // the receive budget
+	EXPECT_EQ(1u, srv.Count(Ev::Request));
+	EXPECT_EQ(1u, ListenerStats(l).rejected_busy);
+	Destroy(a);
+	Destroy(b);
+	Destroy(srv.First(Ev::Request).id);
+}
+
+TEST_F(CmGuest, StaleConnectionRejectIsRetriedWithBackoff)
+{
+	// The peer's CM rejects a REQ whose (CA GUID, QP number) matches a
+	// connection it still has (REJ reason 10).  To provoke it, a raw
+	// client holds a connection to the same peer under the QP number
+	// wharf's pool will hand out next: rxe numbers QPs sequentially, so
+	// that is the number after the one wharf's first connection got.
+	RawPeer srv_raw;
+	uint16_t port = srv_raw.Listen();
+	struct Acceptor {
+		std::atomic<bool> stop{false};
+		std::thread t;
+		~Acceptor()
+		{
+			stop = true;
+			if (t.joinable())
+				t.join();
+		}
+	} acc;
+	std::atomic<bool> &stop = acc.stop;
+	acc.t = std::thread([&] {
+		while (!stop) {
+			rdma_cm_event ev;
+			rdma_cm_id *id = nullptr;
+			int t = srv_raw.Next(&ev, &id, nullptr, 1);
+			if (t == RDMA_CM_EVENT_CONNECT_REQUEST)
+				srv_raw.AcceptWithQp(id);
+			if (t == RDMA_CM_EVENT_DISCONNECTED)
+				rdma_disconnect(id);
+		}
+	});
+	Recorder &cli = *NewRec();
+	uint64_t first = Connect(&cli, port);
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, first)) << cli.Dump();
+	uint32_t next = cli.First(Ev::Established, first).info.qp_num + 1;
+	// Hold the next three numbers (the raw peer's own QP may take one).
+	RawPeer holder;
+	for (uint32_t n = next; n < next + 3; n++) {
+		rdma_cm_id *hid = holder.NewId();
+		ASSERT_TRUE(holder.Resolve(hid, port));
+		rdma_conn_param cp = {};
+		cp.responder_resources = cp.initiator_depth = 1;
+		cp.retry_count = cp.rnr_retry_count = 7;
+		cp.qp_num = n;
+		ASSERT_EQ(0, rdma_connect(hid, &cp));
+		ASSERT_TRUE(holder.Expect(RDMA_CM_EVENT_CONNECT_RESPONSE));
+		ASSERT_EQ(0, rdma_establish(hid));
+	}
+	uint64_t second = Connect(&cli, port);
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, second)) << cli.Dump();
+	struct wharf_cm_stats s = CmStats(cm_);
+	uint32_t got = cli.First(Ev::Established, second).info.qp_num;
+	if (s.stale_retried == 0) {
+		GTEST_SKIP() << "could not provoke a stale REJ: the second "
+				"connection got QP "
+			     << got << ", the holder had " << next;
+	}
+	EXPECT_TRUE(got < next || got >= next + 3) << got; // another QP
+	EXPECT_EQ(0u, cli.Count(Ev::Rejected, second));
+	Destroy(first);
+	Destroy(second);
+}
+
+} // namespace
