@@ -223,10 +223,21 @@ void exchange(wharf_poll_mode mode, unsigned nconns)
 
 	for (Pinger *p : pingers)
 		env.on(kCli, [p] { p->start(); });
+	/*
+	 * Wait for the server's send completions too: a client can see its
+	 * echo before the server's shard has reaped the completion of the
+	 * SEND that carried it (the ACK comes later).
+	 */
 	ASSERT_TRUE(env.pump([&] {
-		for (Pinger *p : pingers)
-			if (!p->done && !p->bad && !p->errors)
+		for (Pinger *p : pingers) {
+			if (p->bad || p->errors)
+				continue;
+			if (!p->done)
 				return false;
+			Echo *e = static_cast<Echo *>(env.server_of(p->index));
+			if (!e->bad && e->echoed.load() < kMsgs)
+				return false;
+		}
 		return true;
 	}));
 	auto t2 = std::chrono::steady_clock::now();
