@@ -229,6 +229,12 @@ TEST(QpTeardown, CloseUnderTrafficCompletesEveryWrOnce)
 		return;
 	/* The CM side: disconnect, then release at timewait exit. */
 	ASSERT_TRUE(rig.env.disconnect_all(rig.clients, true));
+	/*
+	 * The releases at TIMEWAIT_EXIT finish on the shards, after the CM
+	 * event was seen here: wait (bounded) for the server to settle.
+	 */
+	EXPECT_TRUE(rig.env.pump(
+		[&] { return rig.env.stats(kSrv).qps_active == 0; }));
 	struct wharf_qp_res_stats st = rig.env.stats(kSrv);
 	EXPECT_EQ(st.qps_active, 0u);
 	EXPECT_EQ(st.admitted_credits, 0u);
