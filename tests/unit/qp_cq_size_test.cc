@@ -7,8 +7,7 @@ extern "C" {
 
 TEST(QpCqSize, InitialCoversSrqAndPool)
 {
-	EXPECT_EQ(wqp_cq_initial(0, 1024, 64, 128, 1u << 22),
-		  1024u + 64 * 128);
+	EXPECT_EQ(wqp_cq_initial(0, 1024, 64, 128, 1u << 22), 1024u + 64 * 128);
 	EXPECT_EQ(wqp_cq_initial(0, 0, 0, 0, 100), 16u);
 	EXPECT_EQ(wqp_cq_initial(0, 1024, 1000, 128, 32767), 32767u);
 	EXPECT_EQ(wqp_cq_initial(500, 1024, 64, 128, 32767), 500u);
