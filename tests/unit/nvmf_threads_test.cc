@@ -75,14 +75,21 @@ TEST_F(NvmfThreads, QueuesOnTheirOwnThreadsWithEvents)
 			nvmf_act act = Run(io[n], &s, c);
 			if ((act != NVMF_ACT_RESPOND &&
 			     act != NVMF_ACT_WRITE_RESPOND) ||
-			    Status(s.req))
+			    Status(s.req)) {
+				ADD_FAILURE() << "queue " << n << " cmd " << i
+					      << ": act " << act << " status 0x"
+					      << std::hex << Status(s.req);
 				io_errors++;
+			}
 		}
 	};
 	auto admin_thread = [&]() {
 		std::vector<Slot> aers(4);
 		std::vector<uint8_t> buf(4096);
-		uint16_t cid = 1;
+		// Held AERs keep their CIDs; log-page commands take CIDs from
+		// a disjoint range so a wrap never reuses an outstanding one
+		// (at most 4 + one per raised notice AER CIDs are used).
+		uint16_t aer_cid = 1, log_cid = 20000;
 		ASSERT_EQ(0, Status(Exec(admin, [] {
 				  Capsule c = Cmd(NVMF_ADM_SET_FEATURES, 999);
 				  c.sqe.cdw10 = NVMF_FEAT_ASYNC_EVENT;
@@ -92,7 +99,7 @@ TEST_F(NvmfThreads, QueuesOnTheirOwnThreadsWithEvents)
 		for (auto &a : aers)
 			ASSERT_EQ(NVMF_ACT_HOLD,
 				  Run(admin, &a,
-				      Cmd(NVMF_ADM_ASYNC_EVENT, cid++)));
+				      Cmd(NVMF_ADM_ASYNC_EVENT, aer_cid++)));
 		auto drain = [&]() {
 			std::vector<nvmf_req *> ready;
 			{
@@ -108,26 +115,31 @@ TEST_F(NvmfThreads, QueuesOnTheirOwnThreadsWithEvents)
 					if (&a.req == r)
 						s = &a;
 				ASSERT_NE(nullptr, s);
-				ASSERT_EQ(
-					NVMF_ACT_HOLD,
-					Run(admin, s,
-					    Cmd(NVMF_ADM_ASYNC_EVENT, cid++)));
+				ASSERT_EQ(NVMF_ACT_HOLD,
+					  Run(admin, s,
+					      Cmd(NVMF_ADM_ASYNC_EVENT,
+						  aer_cid++)));
 			}
 		};
 		armed = true;
 		for (int i = 0; !events_done || i < kIters; i++) {
-			Capsule c = Cmd(NVMF_ADM_GET_LOG_PAGE, cid++);
+			Capsule c = Cmd(NVMF_ADM_GET_LOG_PAGE, log_cid++);
 			c.sqe.cdw10 = NVMF_LID_SMART | 127u << 16;
 			SetKeyed(&c.sqe, buf.data(), 512);
-			if (Status(Exec(admin, c)))
+			uint16_t sts = Status(Exec(admin, c));
+			if (sts) {
+				ADD_FAILURE() << "SMART log: status 0x"
+					      << std::hex << sts;
 				io_errors++;
-			c = Cmd(NVMF_ADM_GET_LOG_PAGE, cid++);
+			}
+			c = Cmd(NVMF_ADM_GET_LOG_PAGE, log_cid++);
 			c.sqe.cdw10 = NVMF_LID_CHANGED_NS | 1023u << 16;
 			SetKeyed(&c.sqe, buf.data(), 4096);
 			Exec(admin, c); // clears the list, re-arms notices
 			drain();
-			if (cid > 60000)
-				cid = 1;
+			if (log_cid > 65000)
+				log_cid = 20000;
+			ASSERT_LT(aer_cid, 20000); // notices are bounded
 		}
 		drain(); // events raised after the last pass
 	};
