@@ -766,7 +766,8 @@ struct wharf_qp *wharf_conn_qp(const struct wharf_conn *conn);
  * on); NULL before.  RC: the PD of wharf's QPs on the device
  * (wharf_qp_dev_pd()), for registering memory only.  UD: a PD of the cm
  * for the application's UD QPs on the device; the address handle of the
- * lookup is on it.  Owned by the cm.
+ * lookup is on it.  Owned by the cm: destroy what you created on it before
+ * wharf_cm_destroy().
  * Context: owner shard.
  */
 struct ibv_pd *wharf_conn_pd(const struct wharf_conn *conn);

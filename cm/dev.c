@@ -75,8 +75,11 @@ fail:
 void wcm_devs_close(struct wharf_cm *cm)
 {
 	for (unsigned i = 0; i < cm->ndev; i++) {
-		if (cm->devs[i].ud_pd)
-			ibv_dealloc_pd(cm->devs[i].ud_pd);
+		if (cm->devs[i].ud_pd && ibv_dealloc_pd(cm->devs[i].ud_pd))
+			wharf_ctx_log(cm->ctx, WHARF_LOG_ERROR,
+				      "cm: %s: UD QPs or address handles left "
+				      "on the cm's UD PD; it leaks",
+				      cm->devs[i].name);
 		wharf_qp_dev_close(cm->devs[i].qdev);
 	}
 	cm->ndev = 0;
