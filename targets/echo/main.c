@@ -297,8 +297,10 @@ int main(int argc, char **argv)
 		return 1;
 	e->kind = ECHO_KIND_PROGRAM;
 	err = echo_args_parse(&e->a, argc, argv);
-	if (err)
+	if (err) {
+		free(e);
 		return err > 0 ? 0 : 2;
+	}
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_cond_init(&e->cond, NULL);
 	err = setup(e);
