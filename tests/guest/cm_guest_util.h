@@ -410,6 +410,9 @@ class CmGuest : public ::testing::Test
 	virtual void EditCmOpts(wharf_cm_opts &)
 	{
 	}
+	virtual void EditResOpts(wharf_qp_res_opts &)
+	{
+	}
 
 	void SetUp() override
 	{
@@ -423,6 +426,7 @@ class CmGuest : public ::testing::Test
 		ro.srq_depth = 256;
 		ro.recv_credits = 8;
 		ro.pool_size = 16;
+		EditResOpts(ro);
 		wharf_cm_opts mo = {};
 		mo.size = sizeof(mo);
 		mo.res_opts = &ro;

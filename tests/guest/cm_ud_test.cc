@@ -40,14 +40,25 @@ struct UdQp {
 		wr.num_sge = 1;
 		return -ibv_post_recv(qp, &wr, &bad);
 	}
+	// Before wharf_cm_destroy(): the QP is on the cm's UD PD.
+	void Close()
+	{
+		if (qp) {
+			EXPECT_EQ(0, ibv_destroy_qp(qp));
+		}
+		if (cq) {
+			EXPECT_EQ(0, ibv_destroy_cq(cq));
+		}
+		if (mr) {
+			EXPECT_EQ(0, ibv_dereg_mr(mr));
+		}
+		qp = nullptr;
+		cq = nullptr;
+		mr = nullptr;
+	}
 	~UdQp()
 	{
-		if (qp)
-			ibv_destroy_qp(qp);
-		if (cq)
-			ibv_destroy_cq(cq);
-		if (mr)
-			ibv_dereg_mr(mr);
+		Close();
 	}
 	// Waits for one completion (bounded).
 	bool Wait(ibv_wc *wc)
@@ -155,6 +166,8 @@ TEST_F(CmGuest, UdLookupDeliversRemoteQpnQkeyAndAddressHandle)
 	       [](wharf_conn *c) { EXPECT_EQ(0, wharf_conn_destroy(c)); });
 	EXPECT_EQ(1u, srv.Count(Ev::Disconnected));
 	Destroy(id);
+	pqp.Close();
+	aqp.Close();
 }
 
 } // namespace
