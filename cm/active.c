@@ -42,6 +42,7 @@ int wcm_act_resolve_addr(struct wharf_conn *c)
 		if (rdma_create_id(c->sh->chan, &c->cm_id, c, ps))
 			return wcm_errno();
 		c->id_ref = true;
+		wcm_stamp(c, WHARF_STEP_ID_CREATED);
 	}
 	if (rdma_resolve_addr(c->cm_id,
 			      c->local.ss_family ? (struct sockaddr *)&c->local
@@ -53,6 +54,7 @@ int wcm_act_resolve_addr(struct wharf_conn *c)
 
 int wcm_act_resolve_route(struct wharf_conn *c)
 {
+	wcm_stamp(c, WHARF_STEP_ADDR_RESOLVED);
 	if (rdma_resolve_route(c->cm_id, (int)c->cfg.route_ms))
 		return wcm_errno();
 	return 0;
@@ -76,6 +78,7 @@ int wcm_act_connect(struct wharf_conn *c)
 
 	if (!c->dev)
 		return -ENODEV;
+	wcm_stamp(c, WHARF_STEP_ROUTE_RESOLVED);
 	/* Against the device the route leads to, before anything else. */
 	err = wcm_conn_param_connect(c->want_null ? NULL : &c->want, c->ps,
 				     &c->dev->lim, &qi, &c->neg);
@@ -91,6 +94,7 @@ int wcm_act_connect(struct wharf_conn *c)
 		err = wharf_qp_cm_init(c->qp, c->cm_id);
 		if (err)
 			return err;
+		wcm_stamp(c, WHARF_STEP_QP_READY);
 		qi.qp_num = wharf_qp_num(c->qp);
 		qi.srq = wharf_qp_uses_srq(c->qp);
 		err = wcm_conn_param_connect(c->want_null ? NULL : &c->want,
@@ -103,6 +107,7 @@ int wcm_act_connect(struct wharf_conn *c)
 		return err;
 	if (rdma_connect(c->cm_id, &rp))
 		return wcm_errno();
+	wcm_stamp(c, WHARF_STEP_SENT);
 	c->qpn_sent = true;
 	return 0;
 }
@@ -115,6 +120,7 @@ int wcm_act_establish(struct wharf_conn *c)
 
 	if (!c->qp)
 		return -ENOTCONN;
+	wcm_stamp(c, WHARF_STEP_REPLY);
 	/* The REP's values, local view; never above what we offered. */
 	if (resp > c->neg.responder_resources)
 		resp = c->neg.responder_resources;
@@ -144,6 +150,7 @@ static void start_item(struct wcm_inbox_item *item)
 
 	c->refs++;
 	c->adopted = true;
+	wcm_stamp(c, WHARF_STEP_ADOPTED);
 	c->handover_ref = false;
 	err = wcm_conn_setup(c);
 	if (err) { /* cannot happen for a fresh id but for -ENOMEM */

@@ -1,11 +1,28 @@
 /*
- * cm/api.c - wharf_notify(), wharf_disconnect(), wharf_conn_destroy() and
- * the UD QP helper: API calls on a connection, each a wcm_conn_on_api()
+ * cm/api.c - wharf_notify(), wharf_disconnect(), wharf_conn_destroy(), the
+ * UD QP helper and the step timestamps: API calls on a connection, each a wcm_conn_on_api()
  * transition executed by wcm_run().
  */
 #include <errno.h>
+#include <time.h>
 
 #include "cm/rt.h"
+
+void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c->step_ns[step] = (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+uint64_t wharf_conn_step_ns(const struct wharf_conn *conn,
+			    enum wharf_conn_step step)
+{
+	if (!conn || (unsigned)step >= WHARF_STEP_COUNT)
+		return 0;
+	return conn->step_ns[step];
+}
 
 /* Run an API transition; returns its precondition error or last_err. */
 static int api(struct wharf_conn *c, enum wcm_api call)

@@ -516,6 +516,14 @@ int wharf_listener_destroy(struct wharf_listener *l);
  */
 uint16_t wharf_listener_port(const struct wharf_listener *l);
 
+/**
+ * wharf_listener_backlog - the backlog @l passed to rdma_listen(): the
+ * options' value, else the system maximum read at wharf_listen() time.
+ * Return: the backlog; 0 for a NULL @l.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+int wharf_listener_backlog(const struct wharf_listener *l);
+
 /* ------------------------------------------------------------------------ */
 /* Connecting                                                                */
 /* ------------------------------------------------------------------------ */
@@ -810,6 +818,39 @@ const char *wharf_conn_state_name(const struct wharf_conn *conn);
  * Context: owner shard; blocks in kernel calls.
  */
 int wharf_conn_ud_qp_ready(struct wharf_conn *conn, struct ibv_qp *qp);
+
+/** Handshake steps a connection timestamps (wharf_conn_step_ns()). */
+enum wharf_conn_step {
+	/** The owner shard took the connection up (active: the start of
+	 * wharf_connect()'s work there; passive: the hand-over). */
+	WHARF_STEP_ADOPTED = 0,
+	/** Active: rdma_create_id() returned. */
+	WHARF_STEP_ID_CREATED = 1,
+	/** Active: ADDR_RESOLVED arrived. */
+	WHARF_STEP_ADDR_RESOLVED = 2,
+	/** Active: ROUTE_RESOLVED arrived. */
+	WHARF_STEP_ROUTE_RESOLVED = 3,
+	/** RC: the QP was taken and prepared (active: INIT; passive:
+	 * RTR/RTS). */
+	WHARF_STEP_QP_READY = 4,
+	/** The REQ (active) or the REP (passive) was sent. */
+	WHARF_STEP_SENT = 5,
+	/** Active: the REP arrived (RTR/RTS and the RTU follow). */
+	WHARF_STEP_REPLY = 6,
+	/** The connection became ESTABLISHED (before on_established). */
+	WHARF_STEP_ESTABLISHED = 7,
+	WHARF_STEP_COUNT = 8
+};
+
+/**
+ * wharf_conn_step_ns - when @conn last completed @step (a retry after a
+ * stale or busy REJ stamps its steps again), CLOCK_MONOTONIC nanoseconds;
+ * 0 when it has not (yet), or for NULL / an unknown step.  For benchmarks
+ * (bench/storm): one clock read per step, no other cost.
+ * Context: owner shard; non-blocking.
+ */
+uint64_t wharf_conn_step_ns(const struct wharf_conn *conn,
+			    enum wharf_conn_step step);
 
 /* ------------------------------------------------------------------------ */
 /* Counters                                                                  */

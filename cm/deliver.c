@@ -44,6 +44,7 @@ void wcm_deliver_established(struct wharf_conn *c)
 {
 	struct wharf_conn_info info;
 
+	wcm_stamp(c, WHARF_STEP_ESTABLISHED);
 	if (c->quiet || !c->ops.on_established)
 		return;
 	memset(&info, 0, sizeof(info));

@@ -105,6 +105,7 @@ void wcm_adopt(struct wharf_conn *c)
 	int err = 0;
 
 	c->adopted = true;
+	wcm_stamp(c, WHARF_STEP_ADOPTED);
 	if (sh->closing ||
 	    atomic_load_explicit(&c->cm->closing, memory_order_relaxed)) {
 		wcm_busy_reject(c, WCM_BUSY_DRAINING);
@@ -199,12 +200,14 @@ int wcm_act_accept(struct wharf_conn *c)
 					       c->neg.initiator_depth);
 		if (err)
 			return err;
+		wcm_stamp(c, WHARF_STEP_QP_READY);
 	}
 	err = wcm_conn_param_to_rdma(&c->neg, &rp);
 	if (err)
 		return err;
 	if (rdma_accept(c->cm_id, &rp))
 		return wcm_errno();
+	wcm_stamp(c, WHARF_STEP_SENT);
 	c->qpn_sent = true;
 	if (c->ps == WCM_PS_UD) {
 		/* The SIDR REP is the whole handshake: established now. */

@@ -254,7 +254,8 @@ struct wharf_conn {
 	uint32_t ud_qpn, ud_qkey;
 	struct ibv_ah *ud_ah;
 	struct ibv_ah_attr ud_ah_attr;
-	uint8_t port_num;
+	uint8_t port_num; /* When each handshake step last completed (wharf_conn_step_ns). */
+	uint64_t step_ns[WHARF_STEP_COUNT];
 };
 
 /* A cross-thread wait (setup and teardown of shards and listeners). */
@@ -335,6 +336,9 @@ void wcm_adopt(struct wharf_conn *c);
 size_t wcm_busy_payload(struct wcm_shard *owner, uint8_t reason,
 			uint8_t buf[WCM_BUSY_LEN]);
 void wcm_busy_reject(struct wharf_conn *c, uint8_t reason);
+
+/* Timestamps a handshake step (wharf_conn_step_ns, api.c). */
+void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step);
 
 /* Helpers. */
 size_t wcm_sockaddr_len(const struct sockaddr *sa);
