@@ -19,20 +19,8 @@
 #include <string.h>
 
 #include "core/opts.h"
+#include "cm/backlog.h"
 #include "cm/rt.h"
-
-static int max_backlog(void)
-{
-	FILE *f = fopen("/proc/sys/net/rdma_ucm/max_backlog", "r");
-	int v = 0;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v > 0 ? v : WCM_DEF_BACKLOG;
-}
 
 static unsigned pick_owner(struct wharf_listener *l, struct wcm_dev *dev,
 			   const struct wharf_conn_request *req)
@@ -434,7 +422,9 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 	l->pick = o.pick_shard;
 	l->pick_arg = o.pick_arg;
 	l->batch = or_default(o.batch, WCM_DEF_BATCH);
-	l->backlog = o.backlog ? o.backlog : max_backlog();
+	l->backlog = o.backlog ? o.backlog
+			       : wcm_backlog_read(WCM_MAX_BACKLOG_PATH,
+						  WCM_DEF_BACKLOG);
 	l->cfg.decision_ms =
 		or_default(o.decision_timeout_ms, WCM_DEF_DECISION_MS);
 	l->cfg.accept_ms = or_default(o.accept_timeout_ms, WCM_DEF_ACCEPT_MS);
@@ -467,4 +457,9 @@ int wharf_listener_destroy(struct wharf_listener *l)
 uint16_t wharf_listener_port(const struct wharf_listener *l)
 {
 	return l ? l->port : 0;
+}
+
+int wharf_listener_backlog(const struct wharf_listener *l)
+{
+	return l ? l->backlog : 0;
 }

@@ -214,4 +214,36 @@ TEST_F(CmSemantics, RejectCarriesPrivateDataAndConsumerReason)
 	Destroy(srv.First(Ev::Request).id);
 }
 
+// The listen backlog defaults to rdma_ucm's system maximum (so a storm is
+// never cut short by a small backlog); an explicit value wins.
+TEST_F(CmSemantics, ListenBacklogDefaultsToTheSystemMaximum)
+{
+	const char *path = "/proc/sys/net/rdma_ucm/max_backlog";
+	Recorder &srv = *NewRec();
+	int sys = 0;
+	FILE *f = fopen(path, "r");
+	ASSERT_NE(nullptr, f) << "rdma_ucm is loaded in the guest";
+	ASSERT_EQ(1, fscanf(f, "%d", &sys));
+	fclose(f);
+	// A value unlike the library's fallback (1024, also the kernel's
+	// default), so only a listener that read the file can match it.
+	f = fopen(path, "w");
+	ASSERT_NE(nullptr, f);
+	fprintf(f, "%d\n", 3001);
+	ASSERT_EQ(0, fclose(f));
+	wharf_listener *l = nullptr, *l7 = nullptr;
+	uint16_t p1 = Listen(&srv, nullptr, &l);
+	uint16_t p2 = Listen(
+		&srv, [](wharf_listen_opts &o) { o.backlog = 7; }, &l7);
+	f = fopen(path, "w");
+	ASSERT_NE(nullptr, f);
+	fprintf(f, "%d\n", sys);
+	ASSERT_EQ(0, fclose(f));
+	ASSERT_NE(0, p1);
+	ASSERT_NE(0, p2);
+	EXPECT_EQ(3001, wharf_listener_backlog(l));
+	EXPECT_EQ(7, wharf_listener_backlog(l7));
+	EXPECT_EQ(0, wharf_listener_backlog(nullptr));
+}
+
 } // namespace
