@@ -1,0 +1,322 @@
+/*
+ * targets/nvmf/rdma.c - the RDMA binding's setup and teardown: context,
+ * cm, core target, listeners, per-shard state (sweep / keep-alive timer,
+ * data buffer pool), counters. Teardown order: listeners, every queue
+ * ended on its shard, wait for their work requests, per-shard resources,
+ * cm, target, context.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "targets/nvmf/rdma_int.h"
+
+#define DRAIN_WAIT_MS 30000
+
+uint64_t nr_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t ops_now_ms(void *arg)
+{
+	(void)arg;
+	return nr_now_ms();
+}
+
+void nr_log(const struct nvmf_rdma *r, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!r->opts.verbose)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "wharf-nvmf-tgt: %s\n", line);
+}
+
+/* ------------------------------------------------------------------ */
+/* Running a function on every shard and waiting for all of them       */
+/* ------------------------------------------------------------------ */
+
+struct on_shards_msg {
+	struct nvmf_rdma *r;
+	void (*fn)(struct nr_shard *sh);
+};
+
+static void on_shard_fn(struct wharf_shard *shard, void *arg)
+{
+	struct on_shards_msg *m = arg;
+	struct nvmf_rdma *r = m->r;
+
+	m->fn(&r->shards[wharf_shard_index(shard)]);
+	pthread_mutex_lock(&r->lock);
+	if (--r->left == 0)
+		pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void nr_on_shards(struct nvmf_rdma *r, void (*fn)(struct nr_shard *sh))
+{
+	struct on_shards_msg m = {.r = r, .fn = fn};
+
+	pthread_mutex_lock(&r->lock);
+	r->left = r->nshards;
+	pthread_mutex_unlock(&r->lock);
+	for (unsigned i = 0; i < r->nshards; i++)
+		while (wharf_shard_send(r->shards[i].shard, on_shard_fn, &m) ==
+		       -EAGAIN)
+			usleep(1000);
+	pthread_mutex_lock(&r->lock);
+	while (r->left)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-shard state                                                     */
+/* ------------------------------------------------------------------ */
+
+static void sweep_fn(struct wharf_timer *t, void *arg)
+{
+	struct nr_shard *sh = arg;
+
+	nr_shard_sweep(sh);
+	if (sh->index == 0 && ++sh->sweeps % NR_KATO_EVERY == 0) {
+		int n = nvmf_tgt_kato_scan(sh->r->tgt, nr_now_ms());
+
+		if (n > 0)
+			fprintf(stderr,
+				"wharf-nvmf-tgt: keep-alive timeout: %d "
+				"controller(s) torn down\n",
+				n);
+	}
+	wharf_timer_arm(t, NR_SWEEP_NS);
+}
+
+static void shard_start(struct nr_shard *sh)
+{
+	if (!wharf_timer_create(sh->shard, sweep_fn, sh, &sh->sweep))
+		wharf_timer_arm(sh->sweep, NR_SWEEP_NS);
+}
+
+static void shard_end_queues(struct nr_shard *sh)
+{
+	struct nr_queue *nq, *next;
+
+	wharf_timer_destroy(sh->sweep);
+	sh->sweep = NULL;
+	for (nq = sh->queues; nq; nq = next) {
+		next = nq->next;
+		nr_queue_end(nq);
+	}
+}
+
+static void shard_free(struct nr_shard *sh)
+{
+	wharf_buf_pool_destroy(sh->bufs);
+	sh->bufs = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Create / destroy                                                    */
+/* ------------------------------------------------------------------ */
+
+static int listen_all(struct nvmf_rdma *r, const struct nvmf_config *cfg,
+		      char *err, size_t errlen)
+{
+	r->listeners = calloc(cfg->nlisten, sizeof(*r->listeners));
+	if (!r->listeners)
+		return -ENOMEM;
+	for (size_t i = 0; i < cfg->nlisten; i++) {
+		const struct nvmf_cfg_listen *l = &cfg->listen[i];
+		struct sockaddr_storage ss = {0};
+		struct wharf_listen_opts lo;
+		int rc;
+
+		if (l->family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+			s6->sin6_family = AF_INET6;
+			s6->sin6_port = htons(l->port);
+			inet_pton(AF_INET6, l->addr, &s6->sin6_addr);
+		} else {
+			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+			s4->sin_family = AF_INET;
+			s4->sin_port = htons(l->port);
+			inet_pton(AF_INET, l->addr, &s4->sin_addr);
+		}
+		wharf_listen_opts_init(&lo);
+		lo.addr = (struct sockaddr *)&ss;
+		lo.ps = WHARF_PS_RC;
+		lo.ops = &nr_conn_ops;
+		lo.arg = r;
+		lo.pick_shard = nr_pick_shard;
+		lo.qp.recv_credits = 16;
+		rc = wharf_listen(r->cm, &lo, &r->listeners[i]);
+		if (rc) {
+			snprintf(err, errlen, "%s:%u: listen %s %u: %s",
+				 cfg->source, l->line, l->addr, l->port,
+				 strerror(-rc));
+			return rc;
+		}
+		r->nlisteners++;
+	}
+	return 0;
+}
+
+static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
+		 size_t errlen)
+{
+	struct nvmf_tgt_ops ops = {.size = sizeof(ops)};
+	struct wharf_ctx_opts co;
+	struct wharf_qp_res_opts ro = {.size = sizeof(ro)};
+	struct wharf_cm_opts mo = {.size = sizeof(mo)};
+	uint32_t icd;
+	int rc;
+
+	ops.now_ms = ops_now_ms;
+	ops.held_ready = nr_ops_held_ready;
+	ops.kill = nr_ops_kill;
+	rc = nvmf_tgt_create(cfg, &ops, r, &r->tgt, err, errlen);
+	if (rc)
+		return rc;
+	r->max_xfer = nvmf_tgt_max_xfer(r->tgt);
+	wharf_ctx_opts_init(&co);
+	co.nshards = cfg->shards;
+	co.poll_mode = r->opts.poll_mode;
+	co.adaptive_spin_us = r->opts.adaptive_spin_us;
+	rc = wharf_ctx_create(&co, &r->ctx);
+	if (rc) {
+		snprintf(err, errlen, "shards: %s", strerror(-rc));
+		return rc;
+	}
+	r->nshards = wharf_ctx_shard_count(r->ctx);
+	r->shards = calloc(r->nshards, sizeof(*r->shards));
+	if (!r->shards)
+		return -ENOMEM;
+	for (unsigned i = 0; i < r->nshards; i++) {
+		r->shards[i].r = r;
+		r->shards[i].index = i;
+		r->shards[i].shard = wharf_ctx_shard(r->ctx, i);
+	}
+	/* Receive buffers: the SQE plus the largest in-capsule data. */
+	icd = nvmf_tgt_icd_size(r->tgt, 0);
+	if (nvmf_tgt_icd_size(r->tgt, 1) > icd)
+		icd = nvmf_tgt_icd_size(r->tgt, 1);
+	ro.srq_depth = r->opts.srq_depth;
+	ro.recv_buf_size = NVMF_SQE_SIZE + icd;
+	/* A data WR and a response per request of the deepest queue. */
+	ro.sq_depth = 2 * (cfg->queue_depth > 32 ? cfg->queue_depth : 32) + 8;
+	mo.res_opts = &ro;
+	rc = wharf_cm_create(r->ctx, &mo, &r->cm);
+	if (rc) {
+		snprintf(err, errlen, "RDMA: %s", strerror(-rc));
+		return rc;
+	}
+	nr_on_shards(r, shard_start);
+	return listen_all(r, cfg, err, errlen);
+}
+
+int nvmf_rdma_create(const struct nvmf_config *cfg,
+		     const struct nvmf_rdma_opts *opts, struct nvmf_rdma **out,
+		     char *err, size_t errlen)
+{
+	struct nvmf_rdma *r;
+	int rc;
+
+	if (!cfg || !out || (opts && opts->size != sizeof(*opts)))
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	if (opts)
+		r->opts = *opts;
+	r->opts.size = sizeof(r->opts);
+	if (!r->opts.data_buffers)
+		r->opts.data_buffers = 256;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	atomic_init(&r->nq_alive, 0);
+	rc = setup(r, cfg, err, errlen);
+	if (rc) {
+		nvmf_rdma_destroy(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int nvmf_rdma_destroy(struct nvmf_rdma *r)
+{
+	uint64_t deadline = nr_now_ms() + DRAIN_WAIT_MS;
+
+	if (!r)
+		return 0;
+	for (size_t i = 0; i < r->nlisteners; i++)
+		wharf_listener_destroy(r->listeners[i]);
+	free(r->listeners);
+	if (r->cm) {
+		nr_on_shards(r, shard_end_queues);
+		while (atomic_load(&r->nq_alive) && nr_now_ms() < deadline)
+			usleep(10000);
+		if (atomic_load(&r->nq_alive)) {
+			fprintf(stderr,
+				"wharf-nvmf-tgt: %llu queue(s) did not drain\n",
+				(unsigned long long)atomic_load(&r->nq_alive));
+			return -ETIMEDOUT;
+		}
+		nr_on_shards(r, shard_free);
+		wharf_cm_destroy(r->cm);
+	}
+	wharf_ctx_destroy(r->ctx);
+	nvmf_tgt_destroy(r->tgt);
+	free(r->shards);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+	return 0;
+}
+
+void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
+			 struct nvmf_tgt_stats *tgt)
+{
+	struct nvmf_rdma_stats s = {.size = sizeof(s)};
+
+	for (unsigned i = 0; i < r->nshards; i++) {
+		const struct nr_counters *n = &r->shards[i].n;
+
+		s.queues += atomic_load(&n->queues);
+		s.bufs_in_use += atomic_load(&n->bufs_in_use);
+		s.accepted += atomic_load(&n->accepted);
+		s.rejected += atomic_load(&n->rejected);
+		s.capsules += atomic_load(&n->capsules);
+		s.rdma_reads += atomic_load(&n->rdma_reads);
+		s.rdma_writes += atomic_load(&n->rdma_writes);
+		s.responses += atomic_load(&n->responses);
+		s.buf_waits += atomic_load(&n->buf_waits);
+		s.wc_errors += atomic_load(&n->wc_errors);
+		s.kills += atomic_load(&n->kills);
+		s.handoff_retries += atomic_load(&n->handoff_retries);
+	}
+	if (out && out->size >= sizeof(s))
+		*out = s;
+	if (tgt)
+		nvmf_tgt_get_stats(r->tgt, tgt);
+}
+
+uint16_t nvmf_rdma_listen_port(const struct nvmf_rdma *r, size_t i)
+{
+	return i < r->nlisteners ? wharf_listener_port(r->listeners[i]) : 0;
+}

@@ -1,0 +1,121 @@
+/*
+ * targets/nvmf/rdma.h - the NVMe over Fabrics RDMA transport binding of
+ * wharf-nvmf-tgt, built on wharf's public cm / qp / core API only.
+ *
+ * One nvmf_rdma owns a wharf context (shards), its connection manager,
+ * the nvmf core target (nvmf.h) and one listener per configured address.
+ * Each NVMe-oF queue is one wharf connection:
+ *  - placement: the listener's pick_shard policy reads the qid (and the
+ *    optional cntlid) from the REQ private data: admin queues take the
+ *    library's least-loaded shard, I/O queue qid of controller cntlid goes
+ *    to shard (cntlid + qid) % nshards, so one controller's I/O queues
+ *    spread over the shards before the controller is known;
+ *  - on_request validates the private data with nvmf_rdma_req_parse() and
+ *    nvmf_tgt_check_cntlid(), rejects with the transport status (REJ
+ *    private data from nvmf_rdma_rej_build()), else creates the core
+ *    queue and accepts with the ACCEPT private data (recfmt, crqsize) and
+ *    the target depth preset (responder resources 0);
+ *  - capsules arrive on the owner shard's SRQ (receive buffers of 64 B +
+ *    the largest in-capsule size), keyed data moves with RDMA READ before
+ *    the command runs and RDMA WRITE before the 16-byte completion (the
+ *    data buffers come from a registered pool per shard);
+ *  - held requests (AER) and kills are handed to the owner shard with
+ *    wharf_conn_call(); a periodic sweep per shard catches any hand-over
+ *    the message ring refused; shard 0 scans keep-alive timeouts.
+ * See rdma_int.h for the per-queue / per-request state machine.
+ */
+#ifndef WHARF_TARGETS_NVMF_RDMA_H
+#define WHARF_TARGETS_NVMF_RDMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <wharf/core.h>
+
+#include "targets/nvmf/nvmf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct nvmf_rdma;
+
+/* Options of nvmf_rdma_create(); zero means default everywhere. */
+struct nvmf_rdma_opts {
+	size_t size;			/* sizeof(struct nvmf_rdma_opts) */
+	enum wharf_poll_mode poll_mode; /* shard idle mode (default event) */
+	unsigned adaptive_spin_us;	/* WHARF_POLL_ADAPTIVE spin; 0 = 50 */
+	uint32_t srq_depth;    /* receive buffers per shard; 0 = 1024 */
+	uint32_t data_buffers; /* data buffers per shard; 0 = 256 */
+	bool verbose;	       /* log connections on stderr */
+};
+
+/* Binding counters, summed over the shards. */
+struct nvmf_rdma_stats {
+	size_t size;		  /* sizeof(struct nvmf_rdma_stats) */
+	uint64_t queues;	  /* gauge: queues (connections) alive */
+	uint64_t bufs_in_use;	  /* gauge: data buffers taken */
+	uint64_t accepted;	  /* queues accepted */
+	uint64_t rejected;	  /* REQs rejected with an NVMe-oF status */
+	uint64_t capsules;	  /* command capsules received */
+	uint64_t rdma_reads;	  /* RDMA READs completed */
+	uint64_t rdma_writes;	  /* RDMA WRITEs completed */
+	uint64_t responses;	  /* completions sent */
+	uint64_t buf_waits;	  /* requests that waited for a data buffer */
+	uint64_t wc_errors;	  /* work requests that completed in error */
+	uint64_t kills;		  /* queues killed by the core (kato, reset) */
+	uint64_t handoff_retries; /* hand-overs left to the sweep */
+};
+
+/**
+ * nvmf_rdma_create() - build the target and start listening.
+ * @cfg: a finished configuration (nvmf_config_finish()); copied.
+ * @opts: options or NULL.
+ * @out: the binding.
+ * @err: receives a message on failure (config line for backings).
+ * @errlen: size of @err.
+ *
+ * Return: 0; -EINVAL for bad options; -ENODEV without an RDMA device;
+ * -errno of the core target, the context, the cm or a listener
+ * (message in @err).
+ * Context: an application thread; blocks (threads, devices, backings).
+ */
+int nvmf_rdma_create(const struct nvmf_config *cfg,
+		     const struct nvmf_rdma_opts *opts, struct nvmf_rdma **out,
+		     char *err, size_t errlen);
+
+/**
+ * nvmf_rdma_destroy() - stop listening, disconnect every queue, wait for
+ * their work requests, free everything.
+ * @r: the binding or NULL.
+ *
+ * Return: 0; -ETIMEDOUT when queues did not drain within 30 s (the
+ * context and target are then leaked rather than freed under use).
+ * Context: the application thread that created it; blocks.
+ */
+int nvmf_rdma_destroy(struct nvmf_rdma *r);
+
+/**
+ * nvmf_rdma_get_stats() - the binding's and the core target's counters.
+ * @r: the binding.
+ * @out: binding counters (@out->size set by the caller).
+ * @tgt: core counters, or NULL.
+ *
+ * Context: any thread; non-blocking.
+ */
+void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
+			 struct nvmf_tgt_stats *tgt);
+
+/**
+ * nvmf_rdma_listen_port() - the port listener @i is bound to.
+ * Return: the port (host order), 0 for a bad index.
+ * Context: any thread; non-blocking.
+ */
+uint16_t nvmf_rdma_listen_port(const struct nvmf_rdma *r, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WHARF_TARGETS_NVMF_RDMA_H */

@@ -1,0 +1,275 @@
+/*
+ * targets/nvmf/rdma_conn.c - the CM side of the RDMA binding: placement,
+ * REQ validation / REJ, accept with the ACCEPT private data, and the
+ * queue's end (see rdma_int.h for the life of a queue).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "targets/nvmf/rdma_int.h"
+
+int nr_pick_shard(const struct wharf_conn_request *req,
+		  const struct wharf_cm_shard_load *shards, unsigned nshards,
+		  void *arg)
+{
+	struct nvmf_rdma_cm_req p;
+
+	(void)shards;
+	(void)arg;
+	if (!req->private_data || req->private_data_len < sizeof(p) || !nshards)
+		return -1;
+	memcpy(&p, req->private_data, sizeof(p));
+	if (p.qid == 0) /* admin queue: the library's least-loaded shard */
+		return -1;
+	return (int)(((unsigned)p.cntlid + p.qid) % nshards);
+}
+
+/* The device attributes of the connection's device (cached per shard). */
+static int shard_device(struct nr_shard *sh, struct wharf_conn *conn)
+{
+	struct ibv_pd *pd = wharf_conn_pd(conn);
+	struct wharf_buf_pool_opts bo = {.size = sizeof(bo)};
+	int err;
+
+	if (!pd)
+		return -ENODEV;
+	if (sh->pd)
+		return sh->pd == pd ? 0 : -EXDEV; /* one device per shard */
+	err = ibv_query_device(pd->context, &sh->attr);
+	if (err)
+		return -err;
+	bo.arena = wharf_shard_arena(sh->shard);
+	bo.pd = pd;
+	bo.buf_size = sh->r->max_xfer;
+	bo.count = sh->r->opts.data_buffers;
+	err = wharf_buf_pool_create(&bo, &sh->bufs);
+	if (err)
+		return err;
+	sh->pd = pd;
+	return 0;
+}
+
+static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
+				  const struct nvmf_rdma_accept *acc)
+{
+	struct nvmf_queue_params p = {.size = sizeof(p)};
+	struct nr_queue *nq = calloc(1, sizeof(*nq));
+
+	if (!nq)
+		return NULL;
+	nq->magic = NR_QUEUE_MAGIC;
+	nq->sh = sh;
+	nq->conn = conn;
+	nq->conn_id = wharf_conn_id(conn);
+	nq->qid = acc->qid;
+	nq->nslots = acc->sq_entries;
+	nq->slots = calloc(nq->nslots, sizeof(*nq->slots));
+	if (!nq->slots)
+		goto fail;
+	nq->mr = ibv_reg_mr(sh->pd, nq->slots, nq->nslots * sizeof(*nq->slots),
+			    IBV_ACCESS_LOCAL_WRITE);
+	if (!nq->mr)
+		goto fail;
+	for (uint32_t i = nq->nslots; i-- > 0;) {
+		struct nr_slot *s = &nq->slots[i];
+
+		s->nq = nq;
+		s->data_wr.slot = s;
+		s->rsp_wr.slot = s;
+		atomic_init(&s->ready, false);
+		s->next = nq->free;
+		nq->free = s;
+	}
+	atomic_init(&nq->kill_pending, false);
+	atomic_init(&nq->ready_pending, false);
+	p.qid = acc->qid;
+	p.sq_entries = acc->sq_entries;
+	p.ctx = nq;
+	if (nvmf_queue_create(sh->r->tgt, &p, &nq->q))
+		goto fail;
+	nq->next = sh->queues;
+	if (sh->queues)
+		sh->queues->prev = nq;
+	sh->queues = nq;
+	atomic_fetch_add(&sh->r->nq_alive, 1);
+	atomic_fetch_add(&sh->n.queues, 1);
+	return nq;
+fail:
+	if (nq->mr)
+		ibv_dereg_mr(nq->mr);
+	free(nq->slots);
+	free(nq);
+	return NULL;
+}
+
+void nr_queue_maybe_free(struct nr_queue *nq)
+{
+	struct nr_shard *sh = nq->sh;
+
+	if (!nq->ended || nq->in_request || nq->wr_inflight)
+		return;
+	if (nq->prev)
+		nq->prev->next = nq->next;
+	else
+		sh->queues = nq->next;
+	if (nq->next)
+		nq->next->prev = nq->prev;
+	ibv_dereg_mr(nq->mr);
+	free(nq->slots);
+	nq->magic = 0;
+	free(nq);
+	atomic_fetch_sub(&sh->r->nq_alive, 1);
+}
+
+void nr_queue_end(struct nr_queue *nq)
+{
+	struct wharf_conn *conn = nq->conn;
+
+	if (nq->ended)
+		return;
+	nq->ended = true;
+	nr_log(nq->sh->r, "queue %u (conn %#llx) ended", nq->qid,
+	       (unsigned long long)nq->conn_id);
+	nr_queue_drop_requests(nq);
+	nvmf_queue_destroy(nq->q);
+	nq->q = NULL;
+	nq->conn = NULL;
+	atomic_fetch_sub(&nq->sh->n.queues, 1);
+	if (conn)
+		wharf_conn_destroy(conn);
+	nr_queue_maybe_free(nq);
+}
+
+void nr_queue_kill(struct nr_queue *nq)
+{
+	if (nq->ended || nq->disconnecting)
+		return;
+	atomic_fetch_add(&nq->sh->n.kills, 1);
+	if (!nq->established) {
+		nr_queue_end(nq);
+		return;
+	}
+	nq->disconnecting = true;
+	if (wharf_disconnect(nq->conn))
+		nr_queue_end(nq);
+	/* else on_disconnected ends it */
+}
+
+static void reject(struct nr_shard *sh, struct wharf_conn *conn, uint16_t sts)
+{
+	struct nvmf_rdma_cm_rej rej;
+
+	atomic_fetch_add(&sh->n.rejected, 1);
+	nr_log(sh->r, "reject: %s", nvmf_rdma_cm_sts_str(sts));
+	if (!nvmf_rdma_rej_build(sts, &rej))
+		wharf_reject(conn, &rej, sizeof(rej));
+	wharf_conn_destroy(conn);
+}
+
+static void on_request(struct wharf_conn *conn,
+		       const struct wharf_conn_request *req, void *arg)
+{
+	struct nvmf_rdma *r = arg;
+	struct nr_shard *sh =
+		&r->shards[wharf_shard_index(wharf_conn_shard(conn))];
+	struct wharf_conn_param cp = {.size = sizeof(cp)};
+	struct nvmf_rdma_limits lim;
+	struct nvmf_rdma_accept acc;
+	struct nr_queue *nq;
+	uint16_t sts = NVMF_RDMA_CM_NO_RSC;
+	int err;
+
+	if (shard_device(sh, conn)) {
+		reject(sh, conn, NVMF_RDMA_CM_NO_RSC);
+		return;
+	}
+	nvmf_tgt_rdma_limits(r->tgt, sh->attr.max_qp_init_rd_atom,
+			     sh->attr.max_qp_rd_atom, &lim);
+	/* Local view: the event's initiator_depth is the host's IRD. */
+	err = nvmf_rdma_req_parse(&lim, req->private_data,
+				  req->private_data_len, req->initiator_depth,
+				  req->responder_resources, &acc, &sts);
+	if (!err && nvmf_tgt_check_cntlid(r->tgt, acc.qid, acc.cntlid)) {
+		err = -EPROTO;
+		sts = NVMF_RDMA_CM_INVALID_CNTLID;
+	}
+	if (err) {
+		reject(sh, conn, err == -EPROTO ? sts : NVMF_RDMA_CM_NO_RSC);
+		return;
+	}
+	nq = queue_new(sh, conn, &acc);
+	if (!nq) {
+		reject(sh, conn, NVMF_RDMA_CM_NO_RSC);
+		return;
+	}
+	wharf_conn_set_arg(conn, nq);
+	cp.private_data = &acc.rep;
+	cp.private_data_len = sizeof(acc.rep);
+	cp.responder_resources = acc.responder_resources;
+	cp.initiator_depth = acc.initiator_depth;
+	cp.flow_control = req->flow_control;
+	cp.rnr_retry_count = 7;
+	nq->in_request = true; /* on_error may run inside wharf_accept() */
+	err = wharf_accept(conn, &cp);
+	nq->in_request = false;
+	if (!err) {
+		atomic_fetch_add(&sh->n.accepted, 1);
+		nr_log(r, "queue %u accepted on shard %u (%u entries)", acc.qid,
+		       sh->index, acc.sq_entries);
+	} else if (!nq->ended) {
+		/* Nothing was sent (-EINVAL...): refuse it ourselves. */
+		nr_log(r, "accept: %s", strerror(-err));
+		if (err == -EINVAL || err == -EALREADY) {
+			struct nvmf_rdma_cm_rej rej;
+
+			if (!nvmf_rdma_rej_build(NVMF_RDMA_CM_NO_RSC, &rej))
+				wharf_reject(conn, &rej, sizeof(rej));
+		}
+		nr_queue_end(nq);
+	}
+	nr_queue_maybe_free(nq);
+}
+
+static void on_established(struct wharf_conn *conn,
+			   const struct wharf_conn_info *info, void *arg)
+{
+	struct nr_queue *nq = nr_queue_of(arg);
+
+	(void)conn;
+	(void)info;
+	if (nq)
+		nq->established = true;
+}
+
+static void on_error(struct wharf_conn *conn, enum wharf_conn_error error,
+		     int err, void *arg)
+{
+	struct nr_queue *nq = nr_queue_of(arg);
+
+	(void)conn;
+	if (!nq)
+		return;
+	nr_log(nq->sh->r, "queue %u failed (%d): %s", nq->qid, (int)error,
+	       strerror(-err));
+	nr_queue_end(nq);
+}
+
+static void on_disconnected(struct wharf_conn *conn, void *arg)
+{
+	struct nr_queue *nq = nr_queue_of(arg);
+
+	(void)conn;
+	if (nq)
+		nr_queue_end(nq);
+}
+
+const struct wharf_conn_ops nr_conn_ops = {
+	.size = sizeof(struct wharf_conn_ops),
+	.on_request = on_request,
+	.on_established = on_established,
+	.on_error = on_error,
+	.on_disconnected = on_disconnected,
+	.on_recv = nr_on_recv,
+	.on_send_done = nr_on_send_done,
+};

@@ -1,0 +1,258 @@
+/*
+ * targets/nvmf/tgt_args.c - wharf-nvmf-tgt's command line: a config file
+ * (-c) and/or flags that become configuration lines (config.h), parsed by
+ * the core's parser so flags and files get the same checks and messages.
+ * File lines come first; flag lines follow as "flags:N" (N counts the
+ * flags), so a flag subsystem starts after the file's subsystems.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "targets/nvmf/tgt_main.h"
+
+void tgt_usage(FILE *f)
+{
+	fputs("usage: wharf-nvmf-tgt [-c FILE] [OPTIONS]\n"
+	      "An NVMe over Fabrics RDMA target on wharf (Linux nvme-rdma, "
+	      "SPDK hosts).\n"
+	      "\n"
+	      "  -c, --config FILE       configuration file (syntax below)\n"
+	      "  -l, --listen ADDR[:PORT]  listen address (port 4420), "
+	      "repeatable\n"
+	      "  -s, --subsystem NQN     start a subsystem; the next -n/-a/-A "
+	      "belong to it\n"
+	      "  -n, --namespace 'NSID BACKING [block=N]'  e.g. '1 ram:64M' "
+	      "or '2 file:/srv/img'\n"
+	      "  -a, --allow-host NQN    allow a host NQN (repeatable)\n"
+	      "  -A, --allow-any-host    allow every host (explicit)\n"
+	      "  -t, --shards N|auto     shard threads (default: one per "
+	      "core)\n"
+	      "  -q, --queue-depth N     largest I/O queue (default 128)\n"
+	      "  -i, --io-queues N       I/O queues per controller (default "
+	      "8)\n"
+	      "      --in-capsule BYTES  in-capsule data per I/O capsule "
+	      "(default 4096)\n"
+	      "      --max-io-size SIZE  largest transfer (default 128K)\n"
+	      "  -p, --poll event|busy|adaptive  idle shards (default event)\n"
+	      "      --srq-depth N       receive buffers per shard (default "
+	      "1024)\n"
+	      "      --data-buffers N    data buffers per shard (default 256)\n"
+	      "  -v, --verbose           log connections\n"
+	      "  -h, --help              this text\n"
+	      "\n"
+	      "Config file: one directive per line, '#' comments:\n"
+	      "  listen 198.18.0.1 4420\n"
+	      "  shards 2 | queue-depth 128 | io-queues 8 | in-capsule 4096 | "
+	      "max-io-size 128K\n"
+	      "  subsystem nqn.2024-01.io.wharf:disk0\n"
+	      "    serial WHARF0001\n"
+	      "    namespace 1 ram:1G\n"
+	      "    allow-host nqn.2014-08.org.nvmexpress:uuid:...   (or "
+	      "allow-any-host)\n"
+	      "\n"
+	      "Signals: SIGUSR1 prints a stats line; SIGINT/SIGTERM shut down "
+	      "cleanly (stats line at exit).\n",
+	      f);
+}
+
+/* One flag as a configuration line. */
+static int flag_line(struct tgt_args *a, const char *fmt, const char *v)
+{
+	char line[NVMF_CFG_LINE_MAX];
+	char err[512];
+	int rc;
+
+	if (snprintf(line, sizeof(line), fmt, v) >= (int)sizeof(line)) {
+		fprintf(stderr, "wharf-nvmf-tgt: option value too long\n");
+		return -EINVAL;
+	}
+	rc = nvmf_config_line(&a->cfg, line, ++a->nflags, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "wharf-nvmf-tgt: %s\n", err);
+	return rc;
+}
+
+/* ADDR[:PORT], [V6]:PORT or a bare V6 address -> "listen ADDR PORT". */
+static int listen_flag(struct tgt_args *a, const char *v)
+{
+	char buf[128], line[160];
+	const char *addr = buf, *port = NULL;
+	char *c;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	if (buf[0] == '[') {
+		addr = buf + 1;
+		c = strchr(buf, ']');
+		if (c) {
+			*c = 0;
+			if (c[1] == ':')
+				port = c + 2;
+		}
+	} else if ((c = strchr(buf, ':')) && !strchr(c + 1, ':')) {
+		*c = 0;
+		port = c + 1;
+	}
+	snprintf(line, sizeof(line), "%s %s", addr, port ? port : "");
+	return flag_line(a, "listen %s", line);
+}
+
+static const struct option longopts[] = {
+	{"config", required_argument, NULL, 'c'},
+	{"listen", required_argument, NULL, 'l'},
+	{"subsystem", required_argument, NULL, 's'},
+	{"namespace", required_argument, NULL, 'n'},
+	{"allow-host", required_argument, NULL, 'a'},
+	{"allow-any-host", no_argument, NULL, 'A'},
+	{"shards", required_argument, NULL, 't'},
+	{"queue-depth", required_argument, NULL, 'q'},
+	{"io-queues", required_argument, NULL, 'i'},
+	{"in-capsule", required_argument, NULL, 'I'},
+	{"max-io-size", required_argument, NULL, 'M'},
+	{"poll", required_argument, NULL, 'p'},
+	{"srq-depth", required_argument, NULL, 'D'},
+	{"data-buffers", required_argument, NULL, 'B'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int poll_mode(const char *s, enum wharf_poll_mode *out)
+{
+	if (!strcmp(s, "event"))
+		*out = WHARF_POLL_EVENT;
+	else if (!strcmp(s, "busy"))
+		*out = WHARF_POLL_BUSY;
+	else if (!strcmp(s, "adaptive"))
+		*out = WHARF_POLL_ADAPTIVE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Loads the file first (its lines are numbered in the file). */
+static int load_file(struct tgt_args *a, int argc, char **argv)
+{
+	char err[512];
+	int rc;
+
+	for (int i = 1; i < argc - 1; i++)
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))
+			a->config = argv[i + 1];
+	if (!a->config) {
+		nvmf_config_init(&a->cfg, "flags");
+		return 0;
+	}
+	rc = nvmf_config_load(a->config, &a->cfg, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "wharf-nvmf-tgt: %s\n", err);
+	snprintf(a->cfg.source, sizeof(a->cfg.source), "flags");
+	return rc;
+}
+
+int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
+{
+	char err[512];
+	int c, rc = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->opts.size = sizeof(a->opts);
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			tgt_usage(stdout);
+			return 1;
+		}
+	rc = load_file(a, argc, argv);
+	if (rc)
+		return rc;
+	while (!rc && (c = getopt_long(argc, argv, "c:l:s:n:a:At:q:i:p:vh",
+				       longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			break; /* loaded first */
+		case 'l':
+			rc = listen_flag(a, optarg);
+			break;
+		case 's':
+			rc = flag_line(a, "subsystem %s", optarg);
+			break;
+		case 'n':
+			rc = flag_line(a, "namespace %s", optarg);
+			break;
+		case 'a':
+			rc = flag_line(a, "allow-host %s", optarg);
+			break;
+		case 'A':
+			rc = flag_line(a, "allow-any-host%s", "");
+			break;
+		case 't':
+			rc = flag_line(a, "shards %s", optarg);
+			break;
+		case 'q':
+			rc = flag_line(a, "queue-depth %s", optarg);
+			break;
+		case 'i':
+			rc = flag_line(a, "io-queues %s", optarg);
+			break;
+		case 'I':
+			rc = flag_line(a, "in-capsule %s", optarg);
+			break;
+		case 'M':
+			rc = flag_line(a, "max-io-size %s", optarg);
+			break;
+		case 'p':
+			rc = poll_mode(optarg, &a->opts.poll_mode);
+			if (rc)
+				fprintf(stderr,
+					"wharf-nvmf-tgt: --poll: event, busy "
+					"or adaptive\n");
+			break;
+		case 'D':
+		case 'B':
+			rc = parse_u32(optarg, c == 'D'
+						       ? &a->opts.srq_depth
+						       : &a->opts.data_buffers);
+			if (rc)
+				fprintf(stderr,
+					"wharf-nvmf-tgt: bad number '%s'\n",
+					optarg);
+			break;
+		case 'v':
+			a->opts.verbose = true;
+			break;
+		default:
+			rc = -EINVAL;
+		}
+	}
+	if (!rc && optind < argc) {
+		fprintf(stderr, "wharf-nvmf-tgt: unexpected argument '%s'\n",
+			argv[optind]);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		if (a->config)
+			snprintf(a->cfg.source, sizeof(a->cfg.source), "%s",
+				 a->config);
+		rc = nvmf_config_finish(&a->cfg, err, sizeof(err));
+		if (rc)
+			fprintf(stderr, "wharf-nvmf-tgt: %s\n", err);
+	}
+	if (rc)
+		fprintf(stderr, "Try 'wharf-nvmf-tgt --help'.\n");
+	return rc;
+}
