@@ -1,0 +1,79 @@
+/*
+ * bench/storm/main.c - storm: the connection-storm benchmark.  Runs the
+ * variants one after the other in one process (see storm --help), prints
+ * a table per variant and a summary line, writes the JSON.  `storm client
+ * ...` is the client process the wharf variants spawn (client.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/storm/rdma.h"
+
+static struct storm_result results[3];
+
+int main(int argc, char **argv)
+{
+	struct storm_opts o;
+	char err[256] = "";
+	size_t n = 0;
+	unsigned ncpu = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	bool ok = true;
+
+	if (argc > 1 && !strcmp(argv[1], "client"))
+		return storm_client_main(argc - 1, argv + 1);
+	storm_opts_init(&o);
+	if (storm_opts_parse(&o, argc, argv, err, sizeof(err))) {
+		fprintf(stderr, "storm: %s (%s); see storm --help\n", err,
+			strerror(EINVAL));
+		return 2;
+	}
+	if (o.help) {
+		storm_usage(stdout);
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.variants & STORM_V_WHARF) {
+		struct storm_result *r = &results[n++];
+		unsigned s = o.shards ? o.shards : ncpu;
+
+		snprintf(r->name, sizeof(r->name), "wharf (%u shards, pool)",
+			 s);
+		storm_run_wharf(&o, s, true, r);
+		storm_print(stdout, r);
+	}
+	if (o.variants & STORM_V_WHARF1) {
+		struct storm_result *r = &results[n++];
+
+		snprintf(r->name, sizeof(r->name), "wharf1 (1 shard, no pool)");
+		storm_run_wharf(&o, 1, false, r);
+		storm_print(stdout, r);
+	}
+	if (o.variants & STORM_V_CMTIME) {
+		struct storm_result *r = &results[n++];
+
+		snprintf(r->name, sizeof(r->name), "cmtime");
+		storm_run_cmtime(&o, r);
+		storm_print(stdout, r);
+	}
+	putchar('\n');
+	storm_print_summary(stdout, results, n);
+	if (o.json) {
+		FILE *f = fopen(o.json, "w");
+		struct storm_json j;
+
+		if (!f) {
+			fprintf(stderr, "storm: %s: %s\n", o.json,
+				strerror(errno));
+			return 1;
+		}
+		storm_json_init(&j, f);
+		storm_json_results(&j, &o, results, n);
+		fclose(f);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!results[i].ran || results[i].error[0])
+			ok = false;
+	return ok ? 0 : 1;
+}

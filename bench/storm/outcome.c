@@ -1,0 +1,84 @@
+/*
+ * bench/storm/outcome.c - outcome accounting: every attempt ends in
+ * exactly one outcome, REJs split by who sent them (the server's
+ * application reject, wharf's busy REJ, any other reason).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "bench/storm/storm.h"
+
+const char *storm_outcome_name(enum storm_outcome o)
+{
+	switch (o) {
+	case STORM_OUT_NONE:
+		return "unaccounted";
+	case STORM_OUT_ESTABLISHED:
+		return "established";
+	case STORM_OUT_REJECTED:
+		return "rejected";
+	case STORM_OUT_TIMED_OUT:
+		return "timed_out";
+	case STORM_OUT_UNREACHABLE:
+		return "unreachable";
+	case STORM_OUT_FAILED:
+		return "failed";
+	case STORM_OUT_KILLED:
+		return "killed";
+	default:
+		return "?";
+	}
+}
+
+void storm_outcomes_add(struct storm_outcomes *out,
+			const struct storm_conn *conns, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct storm_conn *c = &conns[i];
+		unsigned o = c->outcome < STORM_OUT_COUNT ? c->outcome
+							  : STORM_OUT_NONE;
+
+		out->attempts++;
+		out->n[o]++;
+		if (o != STORM_OUT_REJECTED)
+			continue;
+		if (c->rej_app)
+			out->rej_app++;
+		else if (c->rej_busy)
+			out->rej_busy++;
+		else
+			out->rej_reason[c->rej_reason % STORM_REJ_REASONS]++;
+	}
+}
+
+int storm_outcomes_check(const struct storm_outcomes *o, char *err,
+			 size_t errlen)
+{
+	uint64_t sum = 0, rej = o->rej_app + o->rej_busy;
+
+	for (unsigned i = 0; i < STORM_OUT_COUNT; i++)
+		sum += o->n[i];
+	for (unsigned i = 0; i < STORM_REJ_REASONS; i++)
+		rej += o->rej_reason[i];
+	if (o->n[STORM_OUT_NONE]) {
+		snprintf(err, errlen,
+			 "%" PRIu64 " of %" PRIu64 " attempts have no outcome",
+			 o->n[STORM_OUT_NONE], o->attempts);
+		return -EPROTO;
+	}
+	if (sum != o->attempts) {
+		snprintf(err, errlen,
+			 "%" PRIu64 " outcomes for %" PRIu64 " attempts", sum,
+			 o->attempts);
+		return -EPROTO;
+	}
+	if (rej != o->n[STORM_OUT_REJECTED]) {
+		snprintf(err, errlen,
+			 "%" PRIu64 " rejections split by reason, %" PRIu64
+			 " rejected",
+			 rej, o->n[STORM_OUT_REJECTED]);
+		return -EPROTO;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * bench/storm/rdma.h - the parts of storm that run RDMA (binary only):
+ * the client processes, the wharf server variants, the cmtime variant, and
+ * the few helpers they share.
+ */
+#ifndef WHARF_BENCH_STORM_RDMA_H
+#define WHARF_BENCH_STORM_RDMA_H
+
+#include <stdint.h>
+
+#include "bench/storm/storm.h"
+
+/* Private data of every storm REQ: magic, then the global connection
+ * index, little endian. */
+#define STORM_MAGIC	"STRM"
+#define STORM_PDATA_LEN 8
+/* What the server's REJ carries. */
+#define STORM_REJ_TEXT "storm: rejected by the server"
+
+uint64_t storm_now_ns(void);
+/* jemalloc's allocated bytes, or -1 when malloc is not jemalloc's. */
+double storm_heap_bytes(void);
+/* User + system CPU seconds of this process. */
+double storm_cpu_s(void);
+
+/* `storm client ADDR PORT FIRST COUNT RATE`: one client process; talks
+ * to the parent over stdin/stdout (see client.c). */
+int storm_client_main(int argc, char **argv);
+
+/* A wharf variant: server in this process, clients as child processes. */
+int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
+		    struct storm_result *r);
+
+/* The cmtime variant. */
+int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r);
+
+#endif

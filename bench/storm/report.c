@@ -1,0 +1,328 @@
+/*
+ * bench/storm/report.c - a variant's result: built from the connections
+ * the clients reported (wharf variants) or from cmtime's table, printed as
+ * a table with cmtime's columns, summarised in one line, written as JSON.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/storm/storm.h"
+
+static const struct {
+	const char *name;
+	enum storm_step from, to;
+} wharf_steps[STORM_STEP_ROWS] = {
+	{"create id", STORM_T_START, STORM_T_ID},
+	{"resolve addr", STORM_T_ID, STORM_T_ADDR},
+	{"resolve route", STORM_T_ADDR, STORM_T_ROUTE},
+	{"take qp", STORM_T_ROUTE, STORM_T_QP},
+	{"req to rep", STORM_T_QP, STORM_T_REPLY},
+	{"rtu", STORM_T_REPLY, STORM_T_EST},
+	{"connect", STORM_T_QP, STORM_T_EST},
+	{"full connect", STORM_T_START, STORM_T_EST},
+	{"disconnect", STORM_T_DISC0, STORM_T_DISC1},
+	{"destroy", STORM_T_DESTROY0, STORM_T_DESTROY1},
+};
+
+static void set_row(struct storm_result *r, const struct storm_step_row *row)
+{
+	size_t i = r->nrows++;
+
+	r->rows[i] = *row;
+	snprintf(r->row_names[i], sizeof(r->row_names[i]), "%s", row->name);
+	r->rows[i].name = r->row_names[i];
+}
+
+void storm_result_from_conns(struct storm_result *r, const struct storm_conn *c,
+			     size_t n, uint64_t *scratch)
+{
+	struct storm_step_row full;
+	uint64_t est = 0, d0 = UINT64_MAX, d1 = 0;
+
+	r->nrows = 0;
+	for (size_t i = 0; i < STORM_STEP_ROWS; i++) {
+		struct storm_step_row row;
+
+		storm_step_row(c, n, wharf_steps[i].name, wharf_steps[i].from,
+			       wharf_steps[i].to, &row);
+		set_row(r, &row);
+	}
+	storm_step_row(c, n, "full", STORM_T_START, STORM_T_EST, &full);
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].outcome == STORM_OUT_ESTABLISHED)
+			est++;
+		for (int s = STORM_T_DISC0; s <= STORM_T_DESTROY1; s++) {
+			if (!c[i].t[s])
+				continue;
+			if (c[i].t[s] < d0)
+				d0 = c[i].t[s];
+			if (c[i].t[s] > d1)
+				d1 = c[i].t[s];
+		}
+	}
+	r->wall_s = full.total_ms / 1e3;
+	r->conn_per_s = r->wall_s > 0 ? (double)est / r->wall_s : 0;
+	r->teardown_s = d1 > d0 ? (double)(d1 - d0) / 1e9 : 0;
+	r->has_tte = true;
+	storm_tte(c, n, scratch, &r->tte);
+	r->ncdf = storm_tte_cdf(c, n, scratch, r->cdf_us, r->cdf_frac, 101);
+}
+
+void storm_result_from_cmtime(struct storm_result *r,
+			      const struct storm_cmtime *t)
+{
+	static const char *const connect_steps[] = {"create id", "resolve addr",
+						    "resolve route",
+						    "create qp", "connect"};
+	double ms = 0;
+	const struct storm_step_row *disc, *destroy;
+
+	r->nrows = 0;
+	for (size_t i = 0; i < t->nrows; i++)
+		set_row(r, &t->rows[i]);
+	/* cmtime runs its steps one after the other over all connections:
+	 * create to established is the sum of their walls. */
+	for (size_t i = 0; i < sizeof(connect_steps) / sizeof(*connect_steps);
+	     i++) {
+		const struct storm_step_row *row =
+			storm_cmtime_row(t, connect_steps[i]);
+
+		if (row)
+			ms += row->total_ms;
+	}
+	r->wall_s = ms / 1e3;
+	r->conn_per_s = r->wall_s > 0 ? (double)r->conns / r->wall_s : 0;
+	disc = storm_cmtime_row(t, "disconnect");
+	destroy = storm_cmtime_row(t, "destroy");
+	r->teardown_s = ((disc ? disc->total_ms : 0) +
+			 (destroy ? destroy->total_ms : 0)) /
+			1e3;
+}
+
+static void print_side(FILE *f, const char *name, const struct storm_side *s,
+		       uint64_t est)
+{
+	double n = est ? (double)est : 1;
+
+	fprintf(f, "  %-7s CPU %.1f us/conn", name, s->cpu_s * 1e6 / n);
+	if (s->heap_bytes >= 0)
+		fprintf(f, ", heap %.0f B/conn", s->heap_bytes / n);
+	if (s->reg_bytes >= 0)
+		fprintf(f, ", registered %.0f B/conn", s->reg_bytes / n);
+	if (s->pool_hits || s->pool_misses)
+		fprintf(f, ", QP pool %" PRIu64 " hits / %" PRIu64 " created",
+			s->pool_hits, s->pool_misses);
+	fputc('\n', f);
+}
+
+void storm_print(FILE *f, const struct storm_result *r)
+{
+	const struct storm_outcomes *o = &r->out;
+
+	fprintf(f, "\n== %s: %u connections, %u clients\n", r->name, r->conns,
+		r->clients);
+	if (!r->ran) {
+		fprintf(f, "  did not run: %s\n", r->error);
+		return;
+	}
+	if (r->error[0])
+		fprintf(f, "  incomplete: %s\n", r->error);
+	fprintf(f, "%-14s %10s %10s %10s %10s %10s\n", "step", "total ms",
+		"max ms", "min us", "us / conn", "avg us");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct storm_step_row *row = &r->rows[i];
+
+		fprintf(f, "%-13s: %10.2f %10.2f %10.2f %10.2f", row->name,
+			row->total_ms, row->max_ms, row->min_us,
+			row->us_per_conn);
+		if (row->avg_us >= 0)
+			fprintf(f, " %10.2f", row->avg_us);
+		fputc('\n', f);
+	}
+	fprintf(f, "create->established: %.3f s, %.0f connections/s\n",
+		r->wall_s, r->conn_per_s);
+	if (r->has_tte && r->tte.n)
+		fprintf(f,
+			"time to established (ms): p50 %.2f  p90 %.2f  p99 "
+			"%.2f  p999 %.2f  max %.2f  (p99/p50 %.2f)\n",
+			r->tte.p50_us / 1e3, r->tte.p90_us / 1e3,
+			r->tte.p99_us / 1e3, r->tte.p999_us / 1e3,
+			r->tte.max_us / 1e3,
+			r->tte.p50_us > 0 ? r->tte.p99_us / r->tte.p50_us : 0);
+	fprintf(f, "teardown: %.3f s\n", r->teardown_s);
+	if (r->has_outcomes) {
+		fprintf(f,
+			"outcomes: %" PRIu64 " attempts: established %" PRIu64
+			", rejected %" PRIu64 " (app %" PRIu64
+			", busy %" PRIu64,
+			o->attempts, o->n[STORM_OUT_ESTABLISHED],
+			o->n[STORM_OUT_REJECTED], o->rej_app, o->rej_busy);
+		for (unsigned i = 0; i < STORM_REJ_REASONS; i++)
+			if (o->rej_reason[i])
+				fprintf(f, ", reason %u: %" PRIu64, i,
+					o->rej_reason[i]);
+		fprintf(f,
+			"), busy retried %" PRIu64 ", timed out %" PRIu64
+			", unreachable %" PRIu64 ", failed %" PRIu64
+			", killed %" PRIu64 " (%u client processes)"
+			", unaccounted %" PRIu64 "\n",
+			o->busy_retried, o->n[STORM_OUT_TIMED_OUT],
+			o->n[STORM_OUT_UNREACHABLE], o->n[STORM_OUT_FAILED],
+			o->n[STORM_OUT_KILLED], r->killed,
+			o->n[STORM_OUT_NONE]);
+		print_side(f, "server", &r->server,
+			   o->n[STORM_OUT_ESTABLISHED]);
+		print_side(f, "clients", &r->client,
+			   o->n[STORM_OUT_ESTABLISHED]);
+	}
+	if (r->has_reclaim)
+		fprintf(f,
+			"server reclaimed everything: %s (%s) after %.2f s\n",
+			r->reclaimed ? "yes" : "NO", r->reclaim_what,
+			r->reclaim_s);
+}
+
+void storm_print_summary(FILE *f, const struct storm_result *rs, size_t n)
+{
+	const struct storm_result *w = NULL, *c = NULL;
+	bool ok = true;
+
+	fprintf(f, "storm:");
+	for (size_t i = 0; i < n; i++) {
+		const struct storm_result *r = &rs[i];
+
+		if (!r->ran) {
+			fprintf(f, " %s did not run;", r->name);
+			ok = false;
+			continue;
+		}
+		fprintf(f, " %s %.0f conn/s", r->name, r->conn_per_s);
+		if (r->has_tte && r->tte.n)
+			fprintf(f, " (p99 %.1f ms)", r->tte.p99_us / 1e3);
+		fputc(';', f);
+		if (r->error[0])
+			ok = false;
+		if (!strncmp(r->name, "wharf ", 6) && !w)
+			w = r;
+		if (!strncmp(r->name, "cmtime", 6))
+			c = r;
+	}
+	if (w && c && c->conn_per_s > 0)
+		fprintf(f, " wharf/cmtime %.2fx;",
+			w->conn_per_s / c->conn_per_s);
+	fprintf(f, " %s\n",
+		ok ? "every attempt accounted for" : "INCOMPLETE (see above)");
+}
+
+static void json_side(struct storm_json *j, const char *key,
+		      const struct storm_side *s)
+{
+	storm_json_obj(j, key);
+	storm_json_num(j, "cpu_s", s->cpu_s);
+	storm_json_num(j, "heap_bytes", s->heap_bytes);
+	storm_json_num(j, "registered_bytes", s->reg_bytes);
+	storm_json_u64(j, "pool_hits", s->pool_hits);
+	storm_json_u64(j, "pool_created", s->pool_misses);
+	storm_json_end(j, '}');
+}
+
+static void json_outcomes(struct storm_json *j, const struct storm_outcomes *o)
+{
+	storm_json_obj(j, "outcomes");
+	storm_json_u64(j, "attempts", o->attempts);
+	for (unsigned i = 0; i < STORM_OUT_COUNT; i++)
+		storm_json_u64(j, storm_outcome_name(i), o->n[i]);
+	storm_json_u64(j, "rejected_app", o->rej_app);
+	storm_json_u64(j, "rejected_busy", o->rej_busy);
+	storm_json_obj(j, "rejected_by_reason");
+	for (unsigned i = 0; i < STORM_REJ_REASONS; i++) {
+		char k[8];
+
+		if (!o->rej_reason[i])
+			continue;
+		snprintf(k, sizeof(k), "%u", i);
+		storm_json_u64(j, k, o->rej_reason[i]);
+	}
+	storm_json_end(j, '}');
+	storm_json_u64(j, "busy_retried", o->busy_retried);
+	storm_json_end(j, '}');
+}
+
+static void json_result(struct storm_json *j, const struct storm_result *r)
+{
+	storm_json_obj(j, NULL);
+	storm_json_str(j, "name", r->name);
+	storm_json_bool(j, "ran", r->ran);
+	storm_json_str(j, "error", r->error[0] ? r->error : NULL);
+	storm_json_u64(j, "conns", r->conns);
+	storm_json_u64(j, "clients", r->clients);
+	storm_json_u64(j, "shards", r->shards);
+	storm_json_num(j, "create_to_established_s", r->wall_s);
+	storm_json_num(j, "conn_per_s", r->conn_per_s);
+	storm_json_num(j, "teardown_s", r->teardown_s);
+	storm_json_arr(j, "steps");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct storm_step_row *row = &r->rows[i];
+
+		storm_json_obj(j, NULL);
+		storm_json_str(j, "step", row->name);
+		storm_json_u64(j, "n", row->n);
+		storm_json_num(j, "total_ms", row->total_ms);
+		storm_json_num(j, "max_ms", row->max_ms);
+		storm_json_num(j, "min_us", row->min_us);
+		storm_json_num(j, "us_per_conn", row->us_per_conn);
+		if (row->avg_us >= 0)
+			storm_json_num(j, "avg_us", row->avg_us);
+		storm_json_end(j, '}');
+	}
+	storm_json_end(j, ']');
+	if (r->has_tte) {
+		storm_json_obj(j, "time_to_established_us");
+		storm_json_u64(j, "n", r->tte.n);
+		storm_json_num(j, "p50", r->tte.p50_us);
+		storm_json_num(j, "p90", r->tte.p90_us);
+		storm_json_num(j, "p99", r->tte.p99_us);
+		storm_json_num(j, "p999", r->tte.p999_us);
+		storm_json_num(j, "max", r->tte.max_us);
+		storm_json_end(j, '}');
+		storm_json_arr(j, "cdf_us_fraction");
+		for (size_t i = 0; i < r->ncdf; i++) {
+			storm_json_arr(j, NULL);
+			storm_json_num(j, NULL, r->cdf_us[i]);
+			storm_json_num(j, NULL, r->cdf_frac[i]);
+			storm_json_end(j, ']');
+		}
+		storm_json_end(j, ']');
+	}
+	if (r->has_outcomes) {
+		json_outcomes(j, &r->out);
+		json_side(j, "server", &r->server);
+		json_side(j, "clients", &r->client);
+		storm_json_u64(j, "killed_clients", r->killed);
+	}
+	if (r->has_reclaim) {
+		storm_json_obj(j, "reclaim");
+		storm_json_bool(j, "reclaimed", r->reclaimed);
+		storm_json_num(j, "seconds", r->reclaim_s);
+		storm_json_str(j, "state", r->reclaim_what);
+		storm_json_end(j, '}');
+	}
+	storm_json_end(j, '}');
+}
+
+void storm_json_results(struct storm_json *j, const struct storm_opts *o,
+			const struct storm_result *rs, size_t n)
+{
+	storm_json_obj(j, NULL);
+	storm_json_u64(j, "conns", o->conns);
+	storm_json_u64(j, "clients", o->clients);
+	storm_json_num(j, "ramp", o->ramp);
+	storm_json_num(j, "reject", o->reject);
+	storm_json_num(j, "kill", o->kill);
+	storm_json_arr(j, "variants");
+	for (size_t i = 0; i < n; i++)
+		json_result(j, &rs[i]);
+	storm_json_end(j, ']');
+	storm_json_end(j, '}');
+}

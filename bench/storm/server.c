@@ -1,0 +1,719 @@
+/*
+ * bench/storm/server.c - one wharf variant: the server in this process, the
+ * clients as child processes (client.c).
+ *
+ * The server accepts every request but those storm_should_reject() picks
+ * (REJ with STORM_REJ_TEXT), destroys every connection when it ends, and
+ * counts nothing itself: the outcomes come from the clients, the server's
+ * state from wharf_cm_stats() and the QP resources' stats.
+ *
+ * Before the storm, one connection from each server shard to the listener
+ * creates that shard's QP resources (CQ, SRQ, the pool filled), as a
+ * running server would have them; its counters are subtracted.
+ *
+ * Then: spawn the clients, wait until all are ready, start them at once,
+ * kill the --kill victims once they are mid-storm, sample memory when every
+ * live client's handshakes have ended, let them disconnect, and check that
+ * the server comes back to zero: no connection, no handshake, no active
+ * QP, every request ended (bounded wait, reported).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <wharf/cm.h>
+#include <wharf/core.h>
+#include <wharf/qp.h>
+
+#include "bench/storm/rdma.h"
+
+#define MAX_SHARDS     256
+#define RECLAIM_WAIT_S 60
+
+struct srv {
+	struct wharf_ctx *ctx;
+	struct wharf_cm *cm;
+	struct wharf_listener *l;
+	double reject;
+	unsigned nshards;
+	_Atomic(struct wharf_qp_res *) res[MAX_SHARDS];
+	_Atomic unsigned warm_est;
+};
+
+/* ---------------------------------------------------------------- */
+/* Server callbacks                                                  */
+/* ---------------------------------------------------------------- */
+
+static void capture_res(struct srv *s, struct wharf_conn *conn)
+{
+	struct wharf_qp *qp = wharf_conn_qp(conn);
+	unsigned i = wharf_shard_index(wharf_conn_shard(conn));
+
+	if (qp && i < MAX_SHARDS)
+		atomic_store(&s->res[i], wharf_qp_res_of(qp));
+}
+
+static void srv_request(struct wharf_conn *conn,
+			const struct wharf_conn_request *req, void *arg)
+{
+	struct srv *s = arg;
+	const uint8_t *pd = req->private_data;
+	uint32_t g = 0;
+
+	if (req->private_data_len >= STORM_PDATA_LEN &&
+	    !memcmp(pd, STORM_MAGIC, 4)) {
+		for (int b = 0; b < 4; b++)
+			g |= (uint32_t)pd[4 + b] << (8 * b);
+		if (storm_should_reject(g, s->reject)) {
+			wharf_reject(conn, STORM_REJ_TEXT,
+				     sizeof(STORM_REJ_TEXT));
+			wharf_conn_destroy(conn);
+			return;
+		}
+	}
+	if (wharf_accept(conn, NULL) == -EINVAL) {
+		wharf_reject(conn, NULL, 0);
+		wharf_conn_destroy(conn);
+	}
+}
+
+static void srv_established(struct wharf_conn *conn,
+			    const struct wharf_conn_info *info, void *arg)
+{
+	(void)info;
+	capture_res(arg, conn);
+}
+
+static void srv_error(struct wharf_conn *conn, enum wharf_conn_error e, int err,
+		      void *arg)
+{
+	(void)e;
+	(void)err;
+	(void)arg;
+	wharf_conn_destroy(conn);
+}
+
+static void srv_disconnected(struct wharf_conn *conn, void *arg)
+{
+	(void)arg;
+	wharf_conn_destroy(conn);
+}
+
+static const struct wharf_conn_ops srv_ops = {
+	.size = sizeof(srv_ops),
+	.on_request = srv_request,
+	.on_established = srv_established,
+	.on_error = srv_error,
+	.on_disconnected = srv_disconnected,
+};
+
+/* The warm-up connections' active side. */
+static void warm_established(struct wharf_conn *conn,
+			     const struct wharf_conn_info *info, void *arg)
+{
+	struct srv *s = arg;
+
+	(void)info;
+	capture_res(s, conn);
+	wharf_disconnect(conn);
+}
+
+static void warm_end(struct wharf_conn *conn, void *arg)
+{
+	struct srv *s = arg;
+
+	wharf_conn_destroy(conn);
+	atomic_fetch_add(&s->warm_est, 1);
+}
+
+static void warm_error(struct wharf_conn *conn, enum wharf_conn_error e,
+		       int err, void *arg)
+{
+	(void)e;
+	(void)err;
+	warm_end(conn, arg);
+}
+
+static void warm_rejected(struct wharf_conn *conn,
+			  const struct wharf_conn_reject *rej, void *arg)
+{
+	(void)rej;
+	warm_end(conn, arg);
+}
+
+static const struct wharf_conn_ops warm_ops = {
+	.size = sizeof(warm_ops),
+	.on_established = warm_established,
+	.on_rejected = warm_rejected,
+	.on_error = warm_error,
+	.on_disconnected = warm_end,
+};
+
+/* ---------------------------------------------------------------- */
+/* Server state                                                      */
+/* ---------------------------------------------------------------- */
+
+struct res_query {
+	struct wharf_qp_res *res;
+	struct wharf_qp_res_stats st;
+	int err;
+	sem_t done;
+};
+
+static void res_query_fn(struct wharf_shard *shard, void *arg)
+{
+	struct res_query *q = arg;
+
+	(void)shard;
+	q->st.size = sizeof(q->st);
+	q->err = wharf_qp_res_stats(q->res, &q->st);
+	sem_post(&q->done);
+}
+
+/* Sums the QP resources' stats over the shards (on each shard). */
+static void res_sum(struct srv *s, struct wharf_qp_res_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned i = 0; i < s->nshards && i < MAX_SHARDS; i++) {
+		struct res_query q = {.res = atomic_load(&s->res[i])};
+
+		if (!q.res)
+			continue;
+		sem_init(&q.done, 0, 0);
+		if (wharf_shard_send(wharf_ctx_shard(s->ctx, i), res_query_fn,
+				     &q)) {
+			sem_destroy(&q.done);
+			continue;
+		}
+		sem_wait(&q.done);
+		sem_destroy(&q.done);
+		if (q.err)
+			continue;
+		sum->recv_bytes += q.st.recv_bytes;
+		sum->qps_active += q.st.qps_active;
+		sum->pool_empty += q.st.pool_empty;
+		sum->pool_free += q.st.pool_free;
+		sum->pool_created += q.st.pool_created;
+		sum->pool_recycled += q.st.pool_recycled;
+		sum->pool_quarantined += q.st.pool_quarantined;
+	}
+}
+
+static struct wharf_cm_stats cm_stats(struct srv *s)
+{
+	struct wharf_cm_stats st = {.size = sizeof(st)};
+
+	wharf_cm_stats(s->cm, &st);
+	return st;
+}
+
+static uint64_t finals(const struct wharf_cm_stats *st)
+{
+	return st->rejected_app + st->rejected_busy + st->rejected_by_peer +
+	       st->timed_out + st->unreachable + st->failed + st->disconnected +
+	       st->aborted;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	usleep(ms * 1000u);
+}
+
+static int srv_start(struct srv *s, const struct storm_opts *o, unsigned shards,
+		     bool pool, uint16_t *port)
+{
+	struct wharf_ctx_opts co;
+	struct wharf_qp_res_opts ro = {.size = sizeof(ro)};
+	struct wharf_cm_opts mo = {.size = sizeof(mo)};
+	struct wharf_listen_opts lo;
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	int err;
+
+	if (inet_pton(AF_INET, o->addr, &a.sin_addr) != 1)
+		return -EINVAL;
+	wharf_ctx_opts_init(&co);
+	co.nshards = shards;
+	err = wharf_ctx_create(&co, &s->ctx);
+	if (err)
+		return err;
+	s->nshards = wharf_ctx_shard_count(s->ctx);
+	/* One receive credit per connection, small buffers: an SRQ per
+	 * shard big enough for every connection landing on it. */
+	ro.recv_credits = 1;
+	ro.recv_buf_size = 256;
+	ro.srq_depth = o->conns + o->conns / 8 + 64;
+	ro.no_quarantine_delay = true;
+	ro.no_pool = !pool;
+	if (pool) {
+		ro.pool_size = o->conns / s->nshards + 16;
+		if (ro.pool_size > 1024)
+			ro.pool_size = 1024;
+		ro.pool_batch = 32;
+	}
+	mo.res_opts = &ro;
+	mo.handshake_cap = o->conns + 16;
+	err = wharf_cm_create(s->ctx, &mo, &s->cm);
+	if (err)
+		return err;
+	wharf_listen_opts_init(&lo);
+	lo.addr = (struct sockaddr *)&a;
+	lo.ops = &srv_ops;
+	lo.arg = s;
+	err = wharf_listen(s->cm, &lo, &s->l);
+	if (err)
+		return err;
+	*port = wharf_listener_port(s->l);
+	return 0;
+}
+
+/* One connection from every server shard to the listener, then gone. */
+static int srv_warm(struct srv *s, const struct storm_opts *o, uint16_t port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+	uint64_t end = storm_now_ns() + 60ull * 1000000000u;
+
+	inet_pton(AF_INET, o->addr, &a.sin_addr);
+	for (unsigned i = 0; i < s->nshards; i++) {
+		struct wharf_connect_opts co;
+		int err;
+
+		wharf_connect_opts_init(&co);
+		co.dst = (struct sockaddr *)&a;
+		co.ops = &warm_ops;
+		co.arg = s;
+		co.shard = (int)i;
+		err = wharf_connect(s->cm, &co, NULL);
+		if (err)
+			return err;
+	}
+	while (atomic_load(&s->warm_est) < s->nshards) {
+		if (storm_now_ns() > end)
+			return -ETIMEDOUT;
+		sleep_ms(10);
+	}
+	for (;;) {
+		struct wharf_cm_stats st = cm_stats(s);
+
+		if (!st.connections && !st.handshakes)
+			return 0;
+		if (storm_now_ns() > end)
+			return -ETIMEDOUT;
+		sleep_ms(10);
+	}
+}
+
+static void srv_stop(struct srv *s)
+{
+	if (s->l)
+		wharf_listener_destroy(s->l);
+	if (s->cm)
+		wharf_cm_destroy(s->cm);
+	if (s->ctx)
+		wharf_ctx_destroy(s->ctx);
+}
+
+/* ---------------------------------------------------------------- */
+/* Client processes                                                  */
+/* ---------------------------------------------------------------- */
+
+struct child {
+	pid_t pid;
+	int in, out; /* its stdin (we write), its stdout (we read) */
+	unsigned first, count;
+	char buf[8192];
+	size_t len;
+	unsigned progress;
+	bool ready, handshakes, ended, eof, victim, killed;
+	double cpu_s, heap;
+	uint64_t busy_retried;
+};
+
+static int spawn(struct child *c, const struct storm_opts *o, uint16_t port,
+		 double rate)
+{
+	int pin[2], pout[2];
+	char sport[16], sfirst[16], scount[16], srate[32];
+
+	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC))
+		return -errno;
+	snprintf(sport, sizeof(sport), "%u", port);
+	snprintf(sfirst, sizeof(sfirst), "%u", c->first);
+	snprintf(scount, sizeof(scount), "%u", c->count);
+	snprintf(srate, sizeof(srate), "%.6f", rate);
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid < 0)
+		return -errno;
+	if (!c->pid) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		close(pin[0]);
+		close(pin[1]);
+		close(pout[0]);
+		close(pout[1]);
+		execl("/proc/self/exe", "storm", "client", o->addr, sport,
+		      sfirst, scount, srate, (char *)NULL);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	c->in = pin[1];
+	c->out = pout[0];
+	return 0;
+}
+
+static void tell(struct child *c, char ch)
+{
+	if (c->in >= 0 && !c->killed && write(c->in, &ch, 1) != 1) {
+		/* a dead child: its EOF will say so */
+	}
+}
+
+/* One line of a child. */
+static void child_line(struct child *c, char *line, struct storm_conn *conns)
+{
+	if (!strcmp(line, "ready")) {
+		c->ready = true;
+	} else if (!strncmp(line, "p ", 2)) {
+		c->progress = (unsigned)strtoul(line + 2, NULL, 10);
+	} else if (!strncmp(line, "handshakes ", 11)) {
+		c->handshakes = true;
+		c->progress = (unsigned)strtoul(line + 11, NULL, 10);
+	} else if (!strncmp(line, "c ", 2)) {
+		char *p = line + 2, *end;
+		unsigned long g = strtoul(p, &end, 10);
+		struct storm_conn r = {0};
+		unsigned long v[3];
+
+		p = end;
+		for (int i = 0; i < 3; i++) {
+			v[i] = strtoul(p, &end, 10);
+			p = end;
+		}
+		r.outcome = (uint8_t)v[0];
+		r.rej_reason = (uint8_t)v[1];
+		r.rej_app = v[2] & 1;
+		r.rej_busy = v[2] & 2;
+		for (int s = 0; s < STORM_T_COUNT; s++) {
+			r.t[s] = strtoull(p, &end, 10);
+			p = end;
+		}
+		if (g >= c->first && g < c->first + c->count)
+			conns[g] = r;
+	} else if (!strncmp(line, "stats ", 6)) {
+		sscanf(line + 6, "%" SCNu64 " %lf %lf", &c->busy_retried,
+		       &c->cpu_s, &c->heap);
+	} else if (!strcmp(line, "end")) {
+		c->ended = true;
+	}
+}
+
+static void child_read(struct child *c, struct storm_conn *conns)
+{
+	ssize_t k = read(c->out, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+	char *nl, *start;
+
+	if (k <= 0) {
+		c->eof = true;
+		return;
+	}
+	c->len += (size_t)k;
+	c->buf[c->len] = '\0';
+	start = c->buf;
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		child_line(c, start, conns);
+		start = nl + 1;
+	}
+	c->len -= (size_t)(start - c->buf);
+	memmove(c->buf, start, c->len);
+}
+
+/* Reads what the children say until @done(children) or @deadline. */
+static bool pump(struct child *cs, unsigned n, struct storm_conn *conns,
+		 bool (*done)(struct child *, unsigned), uint64_t deadline,
+		 void (*tick)(struct child *, unsigned, void *), void *arg)
+{
+	struct pollfd pf[256];
+	uint64_t next_tick = 0;
+
+	while (!done(cs, n)) {
+		unsigned k = 0;
+
+		if (storm_now_ns() > deadline)
+			return false;
+		for (unsigned i = 0; i < n; i++)
+			if (!cs[i].eof)
+				pf[k++] = (struct pollfd){cs[i].out, POLLIN, 0};
+		if (!k)
+			return done(cs, n);
+		poll(pf, k, 100);
+		for (unsigned i = 0, j = 0; i < n; i++) {
+			if (cs[i].eof)
+				continue;
+			if (pf[j++].revents)
+				child_read(&cs[i], conns);
+		}
+		if (tick && storm_now_ns() >= next_tick) {
+			tick(cs, n, arg);
+			next_tick = storm_now_ns() + 1000000000u;
+		}
+	}
+	return true;
+}
+
+static bool all_ready(struct child *cs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!cs[i].ready && !cs[i].eof)
+			return false;
+	return true;
+}
+
+static bool all_handshakes(struct child *cs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!cs[i].handshakes && !cs[i].eof && !cs[i].killed)
+			return false;
+	return true;
+}
+
+static bool all_ended(struct child *cs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!cs[i].eof)
+			return false;
+	return true;
+}
+
+struct tick_arg {
+	const char *name;
+	uint64_t go;
+	unsigned total;
+};
+
+/* Progress, and the victims' end: killed once they are mid-storm. */
+static void storm_tick(struct child *cs, unsigned n, void *arg)
+{
+	struct tick_arg *t = arg;
+	unsigned done = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct child *c = &cs[i];
+
+		done += c->progress;
+		if (c->victim && !c->killed &&
+		    (c->progress >= c->count / 4 ||
+		     storm_now_ns() - t->go > 1000000000u)) {
+			kill(c->pid, SIGKILL);
+			c->killed = true;
+			fprintf(stderr,
+				"storm: %s: killed client %u (pid %d) after "
+				"%u of its %u handshakes\n",
+				t->name, i, (int)c->pid, c->progress, c->count);
+		}
+	}
+	fprintf(stderr, "storm: %s: %u/%u handshakes ended, %.1f s\n", t->name,
+		done, t->total, (storm_now_ns() - t->go) / 1e9);
+}
+
+static void reap(struct child *cs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (cs[i].pid > 0) {
+			if (!cs[i].eof)
+				kill(cs[i].pid, SIGKILL);
+			waitpid(cs[i].pid, NULL, 0);
+		}
+		if (cs[i].in >= 0)
+			close(cs[i].in);
+		if (cs[i].out >= 0)
+			close(cs[i].out);
+	}
+}
+
+/* ---------------------------------------------------------------- */
+/* The variant                                                       */
+/* ---------------------------------------------------------------- */
+
+static void reclaim_check(struct srv *s, const struct wharf_cm_stats *base,
+			  struct storm_result *r)
+{
+	uint64_t t0 = storm_now_ns();
+	uint64_t end = t0 + (uint64_t)RECLAIM_WAIT_S * 1000000000u;
+	struct wharf_cm_stats st;
+	struct wharf_qp_res_stats q;
+	uint64_t req, fin;
+
+	for (;;) {
+		st = cm_stats(s);
+		res_sum(s, &q);
+		req = st.requests + st.connects - base->requests -
+		      base->connects;
+		fin = finals(&st) - finals(base);
+		if ((!st.connections && !st.handshakes && !q.qps_active &&
+		     req == fin) ||
+		    storm_now_ns() > end)
+			break;
+		sleep_ms(20);
+	}
+	r->has_reclaim = true;
+	r->reclaimed = !st.connections && !st.handshakes && !q.qps_active &&
+		       req == fin;
+	r->reclaim_s = (storm_now_ns() - t0) / 1e9;
+	snprintf(r->reclaim_what, sizeof(r->reclaim_what),
+		 "%" PRIu64 " connections, %" PRIu64
+		 " handshakes, %u QPs active, %u in the pool; %" PRIu64
+		 " requests, %" PRIu64 " ended",
+		 st.connections, st.handshakes, q.qps_active, q.pool_free, req,
+		 fin);
+}
+
+int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
+		    struct storm_result *r)
+{
+	struct srv s = {.reject = o->reject};
+	struct storm_conn *conns = calloc(o->conns, sizeof(*conns));
+	uint64_t *scratch = calloc(o->conns, sizeof(*scratch));
+	struct child *cs = calloc(o->clients, sizeof(*cs));
+	struct wharf_cm_stats base;
+	struct wharf_qp_res_stats q0, q1;
+	struct tick_arg ta = {.name = r->name, .total = o->conns};
+	unsigned nkill = storm_kill_count(o->clients, o->kill), first = 0;
+	double cpu0, heap0, heap1;
+	uint64_t deadline;
+	uint16_t port = 0;
+	int err;
+
+	r->conns = o->conns;
+	r->clients = o->clients;
+	if (!conns || !scratch || !cs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = srv_start(&s, o, shards, pool, &port);
+	if (!err)
+		err = srv_warm(&s, o, port);
+	if (err) {
+		snprintf(r->error, sizeof(r->error), "server setup: %s",
+			 strerror(-err));
+		goto out;
+	}
+	r->shards = s.nshards;
+	r->ran = true;
+	fprintf(stderr, "storm: %s: server on %s:%u, %u shards; %u clients\n",
+		r->name, o->addr, port, s.nshards, o->clients);
+	for (unsigned i = 0; i < o->clients; i++)
+		cs[i].in = cs[i].out = -1;
+	for (unsigned i = 0; i < o->clients; i++) {
+		struct child *c = &cs[i];
+
+		c->first = first;
+		c->count = o->conns / o->clients +
+			   (i < o->conns % o->clients ? 1 : 0);
+		first += c->count;
+		/* The victims are the last clients. */
+		c->victim = i >= o->clients - nkill;
+		err = spawn(c, o, port, o->ramp / o->clients);
+		if (err) {
+			snprintf(r->error, sizeof(r->error), "fork: %s",
+				 strerror(-err));
+			goto out_children;
+		}
+	}
+	deadline = storm_now_ns() + (uint64_t)o->timeout_s * 1000000000u;
+	if (!pump(cs, o->clients, conns, all_ready, deadline, NULL, NULL)) {
+		snprintf(r->error, sizeof(r->error),
+			 "clients not ready in %u s", o->timeout_s);
+		goto out_children;
+	}
+	base = cm_stats(&s);
+	res_sum(&s, &q0);
+	cpu0 = storm_cpu_s();
+	heap0 = storm_heap_bytes();
+	ta.go = storm_now_ns();
+	for (unsigned i = 0; i < o->clients; i++)
+		tell(&cs[i], 'g');
+	if (!pump(cs, o->clients, conns, all_handshakes, deadline, storm_tick,
+		  &ta))
+		snprintf(r->error, sizeof(r->error),
+			 "handshakes not over in %u s", o->timeout_s);
+	heap1 = storm_heap_bytes();
+	res_sum(&s, &q1);
+	for (unsigned i = 0; i < o->clients; i++)
+		tell(&cs[i], 'd');
+	if (!pump(cs, o->clients, conns, all_ended, deadline, NULL, NULL) &&
+	    !r->error[0])
+		snprintf(r->error, sizeof(r->error), "clients not done in %u s",
+			 o->timeout_s);
+	reap(cs, o->clients);
+	reclaim_check(&s, &base, r);
+	r->server.cpu_s = storm_cpu_s() - cpu0;
+	r->server.heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0;
+	r->server.reg_bytes = (double)q1.recv_bytes;
+	r->server.pool_misses = q1.pool_empty - q0.pool_empty;
+	{
+		struct wharf_cm_stats st = cm_stats(&s);
+		uint64_t takes = st.accepted - base.accepted;
+
+		r->server.pool_hits = pool && takes >= r->server.pool_misses
+					      ? takes - r->server.pool_misses
+					      : 0;
+		if (!pool)
+			r->server.pool_misses = takes;
+	}
+	r->client.heap_bytes = 0;
+	r->client.reg_bytes = -1;
+	for (unsigned i = 0; i < o->clients; i++) {
+		struct child *c = &cs[i];
+
+		if (c->killed) {
+			r->killed++;
+			for (unsigned g = c->first; g < c->first + c->count;
+			     g++)
+				conns[g].outcome = STORM_OUT_KILLED;
+			continue;
+		}
+		r->client.cpu_s += c->cpu_s;
+		if (c->heap >= 0 && r->client.heap_bytes >= 0)
+			r->client.heap_bytes += c->heap;
+		else
+			r->client.heap_bytes = -1;
+		r->out.busy_retried += c->busy_retried;
+	}
+	r->has_outcomes = true;
+	storm_outcomes_add(&r->out, conns, o->conns);
+	storm_result_from_conns(r, conns, o->conns, scratch);
+	{
+		char why[160];
+
+		if (storm_outcomes_check(&r->out, why, sizeof(why)) &&
+		    !r->error[0])
+			snprintf(r->error, sizeof(r->error), "%s", why);
+	}
+	if (!r->reclaimed && !r->error[0])
+		snprintf(r->error, sizeof(r->error),
+			 "the server did not come back to zero");
+	goto out;
+out_children:
+	reap(cs, o->clients);
+out:
+	srv_stop(&s);
+	free(conns);
+	free(scratch);
+	free(cs);
+	return err;
+}

@@ -1,0 +1,40 @@
+/*
+ * bench/storm/util.c - clock, heap and CPU readings shared by the server
+ * and the client processes.
+ */
+#include <jemalloc/jemalloc.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "bench/storm/rdma.h"
+
+uint64_t storm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double storm_heap_bytes(void)
+{
+	uint64_t epoch = 1;
+	size_t allocated = 0, sz = sizeof(epoch);
+
+	if (mallctl("epoch", &epoch, &sz, &epoch, sz))
+		return -1;
+	sz = sizeof(allocated);
+	if (mallctl("stats.allocated", &allocated, &sz, NULL, 0))
+		return -1;
+	return (double)allocated;
+}
+
+double storm_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
