@@ -1,6 +1,8 @@
 /*
- * tests/tsan/urcu_suppressions.c - ThreadSanitizer suppressions for
- * liburcu's own memory, compiled into test binaries that use liburcu.
+ * core/tsan_urcu.c - ThreadSanitizer suppressions for liburcu's own
+ * memory, linked into every executable that uses wharf (tools and tests
+ * alike: a TSan build of wharf-echo or wharf-nvmf-tgt needs them as much
+ * as a unit test does).  Compiled to nothing without TSan.
  *
  * liburcu (Debian's liburcu8) is not TSan-instrumented. It hands its own
  * heap blocks between threads through lock-free queues TSan cannot see:
