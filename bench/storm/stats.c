@@ -23,7 +23,9 @@ uint64_t storm_percentile(const uint64_t *sorted, size_t n, double p)
 		return 0;
 	if (p <= 0)
 		return sorted[0];
-	rank = (size_t)ceil(p / 100.0 * (double)n);
+	/* p * n / 100 in floating point can land just above an integer
+	 * (99.9 * 1000 / 100 = 999.0000000000001): not a rank more. */
+	rank = (size_t)ceil(p * (double)n / 100.0 - 1e-9);
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)

@@ -1,0 +1,421 @@
+// bench/storm's pure pieces: options, the reject/kill choices, outcome
+// accounting, percentiles and step rows, the cmtime table parser (on
+// output captured from the stock cmtime in the soft-RoCE guest) and the
+// JSON writer.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bench/storm/storm.h"
+
+namespace
+{
+
+int Parse(std::vector<std::string> args, storm_opts *o, std::string *err)
+{
+	std::vector<char *> argv;
+	static char prog[] = "storm";
+	argv.push_back(prog);
+	for (auto &a : args)
+		argv.push_back(&a[0]);
+	char buf[256] = "";
+	storm_opts_init(o);
+	int rc = storm_opts_parse(o, (int)argv.size(), argv.data(), buf,
+				  sizeof(buf));
+	if (err)
+		*err = buf;
+	return rc;
+}
+
+TEST(StormOpts, Defaults)
+{
+	storm_opts o;
+	ASSERT_EQ(0, Parse({}, &o, nullptr));
+	EXPECT_EQ(2000u, o.conns);
+	EXPECT_EQ(4u, o.clients);
+	EXPECT_EQ(0u, o.shards);
+	EXPECT_EQ((unsigned)STORM_V_ALL, o.variants);
+	EXPECT_EQ(nullptr, o.json);
+	EXPECT_FALSE(o.help);
+}
+
+TEST(StormOpts, EveryOption)
+{
+	storm_opts o;
+	ASSERT_EQ(0,
+		  Parse({"--conns",   "500",	"--clients",  "5",
+			 "--shards",  "3",	"--ramp",     "250.5",
+			 "--reject",  "0.1",	"--kill",     "0.2",
+			 "--json",    "x.json", "--variants", "wharf1,cmtime",
+			 "--timeout", "30",	"--addr",     "10.0.0.1",
+			 "--cmtime",  "/bin/cm"},
+			&o, nullptr));
+	EXPECT_EQ(500u, o.conns);
+	EXPECT_EQ(5u, o.clients);
+	EXPECT_EQ(3u, o.shards);
+	EXPECT_DOUBLE_EQ(250.5, o.ramp);
+	EXPECT_DOUBLE_EQ(0.1, o.reject);
+	EXPECT_DOUBLE_EQ(0.2, o.kill);
+	EXPECT_STREQ("x.json", o.json);
+	EXPECT_EQ((unsigned)(STORM_V_WHARF1 | STORM_V_CMTIME), o.variants);
+	EXPECT_EQ(30u, o.timeout_s);
+	EXPECT_STREQ("10.0.0.1", o.addr);
+	EXPECT_STREQ("/bin/cm", o.cmtime);
+}
+
+TEST(StormOpts, QuickUnlessGiven)
+{
+	storm_opts o;
+	ASSERT_EQ(0, Parse({"--quick"}, &o, nullptr));
+	EXPECT_EQ(100u, o.conns);
+	EXPECT_EQ(2u, o.clients);
+	ASSERT_EQ(0, Parse({"--conns", "60", "--quick"}, &o, nullptr));
+	EXPECT_EQ(60u, o.conns);
+	EXPECT_EQ(2u, o.clients);
+}
+
+TEST(StormOpts, HelpIsNotAnError)
+{
+	storm_opts o;
+	ASSERT_EQ(0, Parse({"--help"}, &o, nullptr));
+	EXPECT_TRUE(o.help);
+}
+
+TEST(StormOpts, BadValuesAreEinvalWithAMessage)
+{
+	const std::vector<std::vector<std::string>> bad = {
+		{"--conns", "0"},
+		{"--conns", "-5"},
+		{"--conns", "12x"},
+		{"--conns", ""},
+		{"--conns"},
+		{"--clients", "0"},
+		{"--reject", "1.5"},
+		{"--reject", "-0.1"},
+		{"--kill", "nan"},
+		{"--kill", "2"},
+		{"--ramp", "-1"},
+		{"--shards", "0"},
+		{"--variants", "foo"},
+		{"--variants", ","},
+		{"--timeout", "0"},
+		{"--bogus"},
+		{"conns"},
+		{"--conns", "10", "--clients", "11"},
+	};
+	for (const auto &args : bad) {
+		storm_opts o;
+		std::string err;
+		std::string joined;
+		for (auto &a : args)
+			joined += a + " ";
+		EXPECT_EQ(-EINVAL, Parse(args, &o, &err)) << joined;
+		EXPECT_FALSE(err.empty()) << joined;
+	}
+}
+
+TEST(StormChoices, RejectExactlyTheFraction)
+{
+	for (double f : {0.0, 0.1, 0.25, 0.333, 1.0}) {
+		for (unsigned n : {1u, 10u, 97u, 1000u}) {
+			unsigned k = 0;
+			for (unsigned g = 0; g < n; g++)
+				k += storm_should_reject(g, f);
+			EXPECT_EQ((unsigned)(n * f + 1e-9), k)
+				<< "f=" << f << " n=" << n;
+		}
+	}
+}
+
+TEST(StormChoices, KillCount)
+{
+	EXPECT_EQ(0u, storm_kill_count(4, 0));
+	EXPECT_EQ(1u, storm_kill_count(4, 0.01)); // at least one
+	EXPECT_EQ(1u, storm_kill_count(5, 0.2));
+	EXPECT_EQ(2u, storm_kill_count(10, 0.2));
+	EXPECT_EQ(3u, storm_kill_count(4, 1.0)); // never every client
+	EXPECT_EQ(1u, storm_kill_count(1, 0.5));
+}
+
+storm_conn Conn(enum storm_outcome o, uint64_t start = 0, uint64_t est = 0)
+{
+	storm_conn c = {};
+	c.outcome = (uint8_t)o;
+	c.t[STORM_T_START] = start;
+	c.t[STORM_T_EST] = est;
+	return c;
+}
+
+TEST(StormOutcomes, EveryAttemptAccountedFor)
+{
+	std::vector<storm_conn> cs = {Conn(STORM_OUT_ESTABLISHED),
+				      Conn(STORM_OUT_TIMED_OUT),
+				      Conn(STORM_OUT_KILLED)};
+	storm_conn app = Conn(STORM_OUT_REJECTED), busy = app, other = app;
+	app.rej_app = true;
+	busy.rej_busy = true;
+	other.rej_reason = 10;
+	cs.push_back(app);
+	cs.push_back(busy);
+	cs.push_back(other);
+	storm_outcomes o = {};
+	storm_outcomes_add(&o, cs.data(), cs.size());
+	EXPECT_EQ(6u, o.attempts);
+	EXPECT_EQ(1u, o.n[STORM_OUT_ESTABLISHED]);
+	EXPECT_EQ(3u, o.n[STORM_OUT_REJECTED]);
+	EXPECT_EQ(1u, o.rej_app);
+	EXPECT_EQ(1u, o.rej_busy);
+	EXPECT_EQ(1u, o.rej_reason[10]);
+	char err[128];
+	EXPECT_EQ(0, storm_outcomes_check(&o, err, sizeof(err)));
+}
+
+TEST(StormOutcomes, AMissingOutcomeFailsTheCheck)
+{
+	std::vector<storm_conn> cs = {Conn(STORM_OUT_ESTABLISHED),
+				      Conn(STORM_OUT_NONE)};
+	storm_outcomes o = {};
+	storm_outcomes_add(&o, cs.data(), cs.size());
+	char err[128] = "";
+	EXPECT_EQ(-EPROTO, storm_outcomes_check(&o, err, sizeof(err)));
+	EXPECT_NE(nullptr, strstr(err, "1 of 2")) << err;
+	// Counts that do not add up fail too.
+	storm_outcomes bad = {};
+	bad.attempts = 3;
+	bad.n[STORM_OUT_ESTABLISHED] = 2;
+	EXPECT_EQ(-EPROTO, storm_outcomes_check(&bad, err, sizeof(err)));
+	bad.attempts = 2;
+	bad.n[STORM_OUT_REJECTED] = 1;
+	bad.n[STORM_OUT_ESTABLISHED] = 1;
+	EXPECT_EQ(-EPROTO, storm_outcomes_check(&bad, err, sizeof(err)));
+}
+
+TEST(StormStats, NearestRankPercentiles)
+{
+	std::vector<uint64_t> v;
+	for (uint64_t i = 1; i <= 1000; i++)
+		v.push_back(i);
+	EXPECT_EQ(500u, storm_percentile(v.data(), v.size(), 50));
+	EXPECT_EQ(900u, storm_percentile(v.data(), v.size(), 90));
+	EXPECT_EQ(990u, storm_percentile(v.data(), v.size(), 99));
+	EXPECT_EQ(999u, storm_percentile(v.data(), v.size(), 99.9));
+	EXPECT_EQ(1000u, storm_percentile(v.data(), v.size(), 100));
+	uint64_t one = 7;
+	EXPECT_EQ(7u, storm_percentile(&one, 1, 50));
+	EXPECT_EQ(7u, storm_percentile(&one, 1, 99.9));
+	EXPECT_EQ(0u, storm_percentile(nullptr, 0, 50));
+}
+
+TEST(StormStats, TimeToEstablishedOnlyCountsEstablished)
+{
+	// Durations 1..100 ms, shuffled, plus failures that must not count.
+	std::vector<storm_conn> cs;
+	for (uint64_t i = 100; i >= 1; i--)
+		cs.push_back(Conn(STORM_OUT_ESTABLISHED, 1000000,
+				  1000000 + i * 1000000));
+	cs.push_back(Conn(STORM_OUT_TIMED_OUT, 1000000, 999000000));
+	cs.push_back(Conn(STORM_OUT_ESTABLISHED, 0, 5)); // no start stamp
+	std::vector<uint64_t> scratch(cs.size());
+	struct storm_tte t;
+	storm_tte(cs.data(), cs.size(), scratch.data(), &t);
+	EXPECT_EQ(100u, t.n);
+	EXPECT_DOUBLE_EQ(50000, t.p50_us);
+	EXPECT_DOUBLE_EQ(90000, t.p90_us);
+	EXPECT_DOUBLE_EQ(99000, t.p99_us);
+	EXPECT_DOUBLE_EQ(100000, t.p999_us);
+	EXPECT_DOUBLE_EQ(100000, t.max_us);
+	double us[11], frac[11];
+	ASSERT_EQ(11u, storm_tte_cdf(cs.data(), cs.size(), scratch.data(), us,
+				     frac, 11));
+	EXPECT_DOUBLE_EQ(1000, us[0]);
+	EXPECT_DOUBLE_EQ(100000, us[10]);
+	EXPECT_DOUBLE_EQ(1.0, frac[10]);
+	for (int i = 1; i < 11; i++) {
+		EXPECT_GE(us[i], us[i - 1]);
+		EXPECT_GE(frac[i], frac[i - 1]);
+	}
+}
+
+TEST(StormStats, StepRowHasCmtimesColumns)
+{
+	// Two connections: step A 10..30 us and 20..25 us.
+	storm_conn a = {}, b = {}, c = {};
+	a.t[STORM_T_ADDR] = 10000;
+	a.t[STORM_T_ROUTE] = 30000;
+	b.t[STORM_T_ADDR] = 20000;
+	b.t[STORM_T_ROUTE] = 25000;
+	c.t[STORM_T_ADDR] = 20000; // never got there: not counted
+	std::vector<storm_conn> cs = {a, b, c};
+	struct storm_step_row r;
+	storm_step_row(cs.data(), cs.size(), "resolve route", STORM_T_ADDR,
+		       STORM_T_ROUTE, &r);
+	EXPECT_EQ(2u, r.n);
+	EXPECT_DOUBLE_EQ(0.020, r.total_ms); // 10 us .. 30 us
+	EXPECT_DOUBLE_EQ(0.020, r.max_ms);
+	EXPECT_DOUBLE_EQ(5.0, r.min_us);
+	EXPECT_DOUBLE_EQ(10.0, r.us_per_conn);
+	EXPECT_DOUBLE_EQ(12.5, r.avg_us);
+}
+
+std::string ReadFile(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	std::stringstream s;
+	s << f.rdbuf();
+	return s.str();
+}
+
+TEST(StormCmtime, ParsesTheGuestsOutput)
+{
+	// Captured from `cmtime -s 198.18.0.1 -c 100` (rdma-core 44) in the
+	// soft-RoCE guest, through its serial console (CRLF line ends).
+	std::string text = ReadFile("tests/unit/testdata/cmtime_guest_100.txt");
+	ASSERT_FALSE(text.empty());
+	ASSERT_NE(std::string::npos, text.find('\r'));
+	storm_cmtime t;
+	ASSERT_EQ(0, storm_cmtime_parse(text.c_str(), 100, &t));
+	ASSERT_EQ(7u, t.nrows);
+	EXPECT_STREQ("create id", t.names[0]);
+	EXPECT_STREQ("destroy", t.names[6]);
+	const struct storm_step_row *c = storm_cmtime_row(&t, "connect");
+	ASSERT_NE(nullptr, c);
+	EXPECT_DOUBLE_EQ(567.42, c->total_ms);
+	EXPECT_DOUBLE_EQ(508.78, c->max_ms);
+	EXPECT_DOUBLE_EQ(266611.00, c->min_us);
+	EXPECT_DOUBLE_EQ(5674.22, c->us_per_conn);
+	EXPECT_EQ(100u, c->n);
+	const struct storm_step_row *ra = storm_cmtime_row(&t, "resolve addr");
+	ASSERT_NE(nullptr, ra);
+	EXPECT_DOUBLE_EQ(32.68, ra->total_ms);
+	EXPECT_EQ(nullptr, storm_cmtime_row(&t, "establish"));
+
+	// The variant's rate: create..connect walls summed, as cmtime runs
+	// its steps one after the other.
+	storm_result r = {};
+	r.conns = 100;
+	storm_result_from_cmtime(&r, &t);
+	EXPECT_NEAR((6.56 + 32.68 + 11.12 + 106.80 + 567.42) / 1e3, r.wall_s,
+		    1e-9);
+	EXPECT_NEAR(100 / r.wall_s, r.conn_per_s, 1e-6);
+	EXPECT_NEAR((446.85 + 2.46) / 1e3, r.teardown_s, 1e-9);
+}
+
+TEST(StormCmtime, NoTableOrABadRow)
+{
+	storm_cmtime t;
+	// A client killed while connecting prints its progress only.
+	EXPECT_EQ(-ENODATA,
+		  storm_cmtime_parse("creating id\nresolving address\n"
+				     "connecting\n",
+				     10, &t));
+	EXPECT_EQ(-ENODATA, storm_cmtime_parse("", 10, &t));
+	EXPECT_EQ(-EBADMSG,
+		  storm_cmtime_parse("step              total ms     max ms  "
+				     "   min us  us / conn\n"
+				     "create id    :        6.56       x\n",
+				     10, &t));
+	// The table ends at the first line that is not a row.
+	ASSERT_EQ(0,
+		  storm_cmtime_parse("step              total ms     max ms  "
+				     "   min us  us / conn\n"
+				     "create id    :  1 2 3 4\n"
+				     "\n"
+				     "destroy      :  5 6 7 8\n",
+				     10, &t));
+	EXPECT_EQ(1u, t.nrows);
+}
+
+std::string Json(void (*fn)(storm_json *))
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	storm_json j;
+	storm_json_init(&j, f);
+	fn(&j);
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	return s;
+}
+
+TEST(StormJson, NestedObjectsArraysAndEscapes)
+{
+	std::string s = Json([](storm_json *j) {
+		storm_json_obj(j, nullptr);
+		storm_json_str(j, "name", "a \"b\"\\\n\x01");
+		storm_json_u64(j, "n", 18446744073709551615ull);
+		storm_json_num(j, "x", 0.5);
+		storm_json_num(j, "inf", 1.0 / 0.0);
+		storm_json_bool(j, "ok", true);
+		storm_json_str(j, "none", nullptr);
+		storm_json_arr(j, "empty");
+		storm_json_end(j, ']');
+		storm_json_arr(j, "pts");
+		storm_json_arr(j, nullptr);
+		storm_json_num(j, nullptr, 1);
+		storm_json_num(j, nullptr, 2);
+		storm_json_end(j, ']');
+		storm_json_end(j, ']');
+		storm_json_end(j, '}');
+	});
+	EXPECT_EQ("{\n"
+		  "  \"name\": \"a \\\"b\\\"\\\\\\n\\u0001\",\n"
+		  "  \"n\": 18446744073709551615,\n"
+		  "  \"x\": 0.5,\n"
+		  "  \"inf\": null,\n"
+		  "  \"ok\": true,\n"
+		  "  \"none\": null,\n"
+		  "  \"empty\": [],\n"
+		  "  \"pts\": [\n"
+		  "    [\n"
+		  "      1,\n"
+		  "      2\n"
+		  "    ]\n"
+		  "  ]\n"
+		  "}\n",
+		  s);
+}
+
+TEST(StormJson, ResultsDocumentHasEveryVariant)
+{
+	static storm_result rs[2];
+	storm_opts o;
+	storm_opts_init(&o);
+	snprintf(rs[0].name, sizeof(rs[0].name), "wharf");
+	rs[0].ran = true;
+	rs[0].has_outcomes = true;
+	rs[0].out.attempts = 3;
+	rs[0].out.n[STORM_OUT_ESTABLISHED] = 3;
+	snprintf(rs[1].name, sizeof(rs[1].name), "cmtime");
+	snprintf(rs[1].error, sizeof(rs[1].error), "no table");
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	storm_json j;
+	storm_json_init(&j, f);
+	storm_json_results(&j, &o, rs, 2);
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	EXPECT_NE(std::string::npos, s.find("\"name\": \"wharf\""));
+	EXPECT_NE(std::string::npos, s.find("\"established\": 3"));
+	EXPECT_NE(std::string::npos, s.find("\"error\": \"no table\""));
+	EXPECT_NE(std::string::npos, s.find("\"ran\": false"));
+	// Balanced: as many closers as openers.
+	size_t open = 0, close = 0;
+	for (char c : s) {
+		open += c == '{' || c == '[';
+		close += c == '}' || c == ']';
+	}
+	EXPECT_EQ(open, close);
+}
+
+} // namespace
