@@ -1,0 +1,233 @@
+// Helpers for the NVMe-oF guest tests: wharf-nvmf-tgt as a child process
+// (configuration file in the guest's /tmp, stats read through SIGUSR1
+// from its log), and shell commands with a hard timeout and their output.
+// Every wait is bounded; none asserts on durations.
+#ifndef WHARF_TESTS_GUEST_NVMF_GUEST_UTIL_H
+#define WHARF_TESTS_GUEST_NVMF_GUEST_UTIL_H
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/guest/cm_guest_util.h"
+
+namespace nvmf_guest
+{
+
+using wharf_cm_test::Poll;
+
+inline std::string ReadFile(const std::string &path)
+{
+	std::ifstream f(path);
+	std::stringstream s;
+	s << f.rdbuf();
+	return s.str();
+}
+
+inline std::string Trim(std::string s)
+{
+	while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+		s.pop_back();
+	return s;
+}
+
+// Runs @cmd with sh -c under `timeout`, stdout+stderr into *out.
+// Returns the exit status (124: timed out, -1: could not run).
+inline int Sh(const std::string &cmd, std::string *out = nullptr,
+	      int limit_s = 180)
+{
+	std::string full = "timeout -k 5 " + std::to_string(limit_s) +
+			   " sh -c '" + cmd + "' 2>&1";
+	FILE *p = popen(full.c_str(), "r");
+	std::string o;
+	char buf[4096];
+	size_t n;
+
+	if (!p)
+		return -1;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		o.append(buf, n);
+	int st = pclose(p);
+	if (out)
+		*out = o;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// wharf-nvmf-tgt next to this test in bazel-bin, or in the runfiles.
+inline std::string TgtPath()
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return "";
+	self[n] = 0;
+	std::string dir(self);
+	dir = dir.substr(0, dir.rfind('/'));
+	for (const std::string &p :
+	     {dir + "/../../targets/nvmf/wharf-nvmf-tgt",
+	      std::string(self) +
+		      ".runfiles/wharf/targets/nvmf/wharf-nvmf-tgt"})
+		if (access(p.c_str(), X_OK) == 0)
+			return p;
+	return "";
+}
+
+// The target as a child process.
+class Tgt
+{
+      public:
+	~Tgt()
+	{
+		if (pid_ > 0) {
+			kill(pid_, SIGKILL);
+			waitpid(pid_, nullptr, 0);
+		}
+	}
+
+	// Writes @config, starts the target, waits for "listening".
+	::testing::AssertionResult Start(const std::string &name,
+					 const std::string &config)
+	{
+		std::string bin = TgtPath();
+		conf_ = "/tmp/" + name + ".conf";
+		log_ = "/tmp/" + name + ".log";
+		if (bin.empty())
+			return ::testing::AssertionFailure()
+			       << "wharf-nvmf-tgt not found";
+		std::ofstream(conf_) << config;
+		pid_ = fork();
+		if (pid_ < 0)
+			return ::testing::AssertionFailure() << "fork";
+		if (pid_ == 0) {
+			int fd = open(log_.c_str(),
+				      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execl(bin.c_str(), bin.c_str(), "-v", "-c",
+			      conf_.c_str(), (char *)nullptr);
+			_exit(127);
+		}
+		if (!Poll([&] {
+			    return Log().find("listening on") !=
+					   std::string::npos ||
+				   !Alive();
+		    }) ||
+		    !Alive())
+			return ::testing::AssertionFailure()
+			       << "target did not start:\n"
+			       << Log();
+		return ::testing::AssertionSuccess();
+	}
+
+	std::string Log() const
+	{
+		return ReadFile(log_);
+	}
+
+	bool Alive()
+	{
+		int st;
+		if (pid_ <= 0)
+			return false;
+		if (waitpid(pid_, &st, WNOHANG) == pid_) {
+			status_ = st;
+			pid_ = -1;
+			return false;
+		}
+		return true;
+	}
+
+	// SIGUSR1, then the counters of the new stats line.
+	std::map<std::string, uint64_t> Stats()
+	{
+		std::map<std::string, uint64_t> m;
+		size_t before = Count("stats:");
+		if (!Alive() || kill(pid_, SIGUSR1))
+			return m;
+		if (!Poll([&] { return Count("stats:") > before; }))
+			return m;
+		std::string log = Log();
+		size_t at = log.rfind("stats:");
+		std::istringstream line(
+			log.substr(at + 6, log.find('\n', at) - at - 6));
+		std::string kv;
+		while (line >> kv) {
+			size_t eq = kv.find('=');
+			if (eq != std::string::npos)
+				m[kv.substr(0, eq)] = std::strtoull(
+					kv.c_str() + eq + 1, nullptr, 10);
+		}
+		return m;
+	}
+
+	// Polls the stats until every gauge the binding and the core keep
+	// is zero again (no controller, queue, request or buffer left).
+	::testing::AssertionResult BackToZero()
+	{
+		std::map<std::string, uint64_t> s;
+		bool ok = Poll([&] {
+			s = Stats();
+			return !s.empty() && !s["ctrls"] && !s["queues"] &&
+			       !s["reqs"] && !s["held"] && !s["bufs"];
+		});
+		if (ok)
+			return ::testing::AssertionSuccess();
+		return ::testing::AssertionFailure()
+		       << "counters not back to zero: ctrls=" << s["ctrls"]
+		       << " queues=" << s["queues"] << " reqs=" << s["reqs"]
+		       << " held=" << s["held"] << " bufs=" << s["bufs"];
+	}
+
+	// SIGTERM and a clean exit (status 0) with the final stats line.
+	::testing::AssertionResult Stop()
+	{
+		if (!Alive())
+			return ::testing::AssertionFailure()
+			       << "target died: status " << status_ << "\n"
+			       << Log();
+		kill(pid_, SIGTERM);
+		if (!Poll([&] { return !Alive(); }))
+			return ::testing::AssertionFailure()
+			       << "target did not exit on SIGTERM";
+		if (!WIFEXITED(status_) || WEXITSTATUS(status_) != 0)
+			return ::testing::AssertionFailure()
+			       << "target exit status " << status_ << "\n"
+			       << Log();
+		if (Log().find("stats at exit:") == std::string::npos)
+			return ::testing::AssertionFailure()
+			       << "no final stats line";
+		return ::testing::AssertionSuccess();
+	}
+
+      private:
+	size_t Count(const std::string &what) const
+	{
+		std::string log = Log();
+		size_t n = 0;
+		for (size_t at = log.find(what); at != std::string::npos;
+		     at = log.find(what, at + 1))
+			n++;
+		return n;
+	}
+
+	pid_t pid_ = -1;
+	int status_ = -1;
+	std::string conf_, log_;
+};
+
+} // namespace nvmf_guest
+
+#endif // WHARF_TESTS_GUEST_NVMF_GUEST_UTIL_H
