@@ -1,11 +1,12 @@
 /*
  * bench/storm/client.c - one client process of a storm.
  *
- *   storm client ADDR PORT FIRST COUNT RATE
+ *   storm client ADDR PORT FIRST COUNT RATE TIMEOUT_MS
  *
  * Connections FIRST .. FIRST+COUNT-1 (the index travels in the REQ's
  * private data) from a context with one shard, RATE per second (0: all at
- * once), busy REJs retried after the server's hint.  Protocol with the
+ * once), busy REJs retried after the server's hint, address and route
+ * resolution timeouts TIMEOUT_MS (0: wharf's defaults).  Protocol with the
  * parent, one line each way:
  *
  *   -> "ready"                   cm up
@@ -202,7 +203,8 @@ static int wait_byte(char want)
 }
 
 static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
-		     const struct sockaddr_in *dst, double rate)
+		     const struct sockaddr_in *dst, double rate,
+		     uint32_t timeout_ms)
 {
 	uint64_t t0 = storm_now_ns();
 
@@ -235,6 +237,8 @@ static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
 		o.ops = &ops;
 		o.arg = c;
 		o.busy_retry = true;
+		o.resolve_addr_timeout_ms = timeout_ms;
+		o.resolve_route_timeout_ms = timeout_ms;
 		c->rec.t[STORM_T_START] = storm_now_ns();
 		err = wharf_connect(cm, &o, &c->id);
 		if (err) {
@@ -287,19 +291,21 @@ int storm_client_main(int argc, char **argv)
 	struct wharf_cm *cm = NULL;
 	struct sockaddr_in dst = {.sin_family = AF_INET};
 	struct cconn *cs;
-	unsigned first, count, port;
+	unsigned first, count, port, timeout_ms;
 	double rate, cpu0, heap0, heap1;
 	int err;
 
-	if (argc != 6 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
+	if (argc != 7 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
 		fprintf(stderr,
-			"usage: storm client ADDR PORT FIRST COUNT RATE\n");
+			"usage: storm client ADDR PORT FIRST COUNT RATE "
+			"TIMEOUT_MS\n");
 		return 2;
 	}
 	port = (unsigned)strtoul(argv[2], NULL, 10);
 	first = (unsigned)strtoul(argv[3], NULL, 10);
 	count = (unsigned)strtoul(argv[4], NULL, 10);
 	rate = strtod(argv[5], NULL);
+	timeout_ms = (unsigned)strtoul(argv[6], NULL, 10);
 	if (!port || port > 65535 || !count) {
 		fprintf(stderr, "storm client: bad PORT or COUNT\n");
 		return 2;
@@ -319,6 +325,7 @@ int storm_client_main(int argc, char **argv)
 	ro.recv_buf_size = 256;
 	ro.srq_depth = 2 * count + 64;
 	ro.no_quarantine_delay = true;
+	storm_res_shape(&ro, count);
 	mo.res_opts = &ro;
 	mo.handshake_cap = count + 1;
 	err = wharf_ctx_create(&co, &ctx);
@@ -335,7 +342,7 @@ int storm_client_main(int argc, char **argv)
 		return 1;
 	cpu0 = storm_cpu_s();
 	heap0 = storm_heap_bytes();
-	start_all(cm, cs, count, &dst, rate);
+	start_all(cm, cs, count, &dst, rate, timeout_ms);
 	wait_for(&n_ended, count, true);
 	heap1 = storm_heap_bytes();
 	printf("handshakes %u\n", atomic_load(&n_ended));

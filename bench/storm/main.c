@@ -72,6 +72,17 @@ int main(int argc, char **argv)
 		storm_json_results(&j, &o, results, n);
 		fclose(f);
 	}
+	if (o.plot) {
+		FILE *f = fopen(o.plot, "w");
+
+		if (!f) {
+			fprintf(stderr, "storm: %s: %s\n", o.plot,
+				strerror(errno));
+			return 1;
+		}
+		storm_gnuplot(f, results, n, o.png);
+		fclose(f);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!results[i].ran || results[i].error[0])
 			ok = false;

@@ -21,6 +21,7 @@ void storm_opts_init(struct storm_opts *o)
 	o->cmtime = "cmtime";
 	o->variants = STORM_V_ALL;
 	o->timeout_s = 300;
+	o->png = "storm.png";
 }
 
 void storm_usage(FILE *f)
@@ -55,7 +56,14 @@ void storm_usage(FILE *f)
 	      "  --addr A       server address (default 198.18.0.1)\n"
 	      "  --cmtime PATH  the cmtime binary (default cmtime)\n"
 	      "  --timeout S    per variant (default 300)\n"
+	      "  --client-timeout MS\n"
+	      "                 the clients' address and route resolution "
+	      "timeouts\n"
+	      "                 (default: wharf's, 2000 ms each)\n"
 	      "  --json FILE    write every variant's numbers as JSON\n"
+	      "  --gnuplot FILE write a gnuplot script (data inline) that "
+	      "draws --png\n"
+	      "  --png FILE     the image it draws (default storm.png)\n"
 	      "  --quick        100 connections, 2 clients (unless given)\n"
 	      "  --help         this text\n"
 	      "\n"
@@ -156,7 +164,8 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		     strcmp(a, "--reject") && strcmp(a, "--kill") &&
 		     strcmp(a, "--json") && strcmp(a, "--addr") &&
 		     strcmp(a, "--cmtime") && strcmp(a, "--variants") &&
-		     strcmp(a, "--timeout")))
+		     strcmp(a, "--timeout") && strcmp(a, "--client-timeout") &&
+		     strcmp(a, "--gnuplot") && strcmp(a, "--png")))
 			return fail(err, errlen, "unknown option '%s'", a);
 		if (!v)
 			return fail(err, errlen, "%s needs a value", a);
@@ -175,12 +184,18 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 			rc = parse_double(v, 0, 1, &o->reject);
 		} else if (!strcmp(a, "--kill")) {
 			rc = parse_double(v, 0, 1, &o->kill);
+		} else if (!strcmp(a, "--client-timeout")) {
+			rc = parse_uint(v, 1, 600000, &o->client_timeout_ms);
 		} else if (!strcmp(a, "--timeout")) {
 			rc = parse_uint(v, 1, 86400, &o->timeout_s);
 		} else if (!strcmp(a, "--variants")) {
 			rc = parse_variants(v, &o->variants);
 		} else if (!strcmp(a, "--json")) {
 			o->json = v;
+		} else if (!strcmp(a, "--gnuplot")) {
+			o->plot = v;
+		} else if (!strcmp(a, "--png")) {
+			o->png = v;
 		} else if (!strcmp(a, "--addr")) {
 			o->addr = v;
 		} else if (!strcmp(a, "--cmtime")) {

@@ -31,6 +31,29 @@ const char *storm_outcome_name(enum storm_outcome o)
 	}
 }
 
+const char *storm_stamp_name(enum storm_step s)
+{
+	static const char *const names[STORM_T_COUNT] = {
+		"started",	  "id created",	    "address resolved",
+		"route resolved", "qp ready",	    "req sent",
+		"rep received",	  "established",    "disconnect called",
+		"disconnected",	  "destroy called", "destroyed",
+	};
+
+	return (unsigned)s < STORM_T_COUNT ? names[s] : "?";
+}
+
+/* The last handshake step @c stamped. */
+static unsigned last_step(const struct storm_conn *c)
+{
+	unsigned last = STORM_T_START;
+
+	for (unsigned s = STORM_T_START; s < STORM_T_EST; s++)
+		if (c->t[s])
+			last = s;
+	return last;
+}
+
 void storm_outcomes_add(struct storm_outcomes *out,
 			const struct storm_conn *conns, size_t n)
 {
@@ -41,6 +64,9 @@ void storm_outcomes_add(struct storm_outcomes *out,
 
 		out->attempts++;
 		out->n[o]++;
+		if (o == STORM_OUT_TIMED_OUT || o == STORM_OUT_UNREACHABLE ||
+		    o == STORM_OUT_FAILED)
+			out->stopped_after[last_step(c)]++;
 		if (o != STORM_OUT_REJECTED)
 			continue;
 		if (c->rej_app)

@@ -23,6 +23,14 @@ double storm_heap_bytes(void);
 /* User + system CPU seconds of this process. */
 double storm_cpu_s(void);
 
+/* The QP shape of every storm connection, both sides (storm sends no
+ * data): STORM_SQ_DEPTH send WRs of one SGE, and a CQ sized upfront for
+ * the SRQ (@ro->srq_depth, set first) and @conns QPs, so that it never
+ * has to grow during the storm (the device's max_cqe still caps it). */
+#define STORM_SQ_DEPTH 2
+struct wharf_qp_res_opts;
+void storm_res_shape(struct wharf_qp_res_opts *ro, unsigned conns);
+
 /* `storm client ADDR PORT FIRST COUNT RATE`: one client process; talks
  * to the parent over stdin/stdout (see client.c). */
 int storm_client_main(int argc, char **argv);

@@ -69,6 +69,29 @@ void storm_result_from_conns(struct storm_result *r, const struct storm_conn *c,
 	r->ncdf = storm_tte_cdf(c, n, scratch, r->cdf_us, r->cdf_frac, 101);
 }
 
+void storm_result_add_server_rows(struct storm_result *r,
+				  const struct storm_conn *c, size_t n)
+{
+	static const struct {
+		const char *name;
+		enum storm_step from, to;
+	} rows[] = {
+		{"srv qp+rtr/rts", STORM_T_START, STORM_T_QP},
+		{"srv accept", STORM_T_QP, STORM_T_SENT},
+		{"srv rtu wait", STORM_T_SENT, STORM_T_EST},
+	};
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct storm_step_row row;
+
+		if (r->nrows >= sizeof(r->rows) / sizeof(r->rows[0]))
+			return;
+		storm_step_row(c, n, rows[i].name, rows[i].from, rows[i].to,
+			       &row);
+		set_row(r, &row);
+	}
+}
+
 void storm_result_from_cmtime(struct storm_result *r,
 			      const struct storm_cmtime *t)
 {
@@ -114,6 +137,22 @@ static void print_side(FILE *f, const char *name, const struct storm_side *s,
 		fprintf(f, ", QP pool %" PRIu64 " hits / %" PRIu64 " created",
 			s->pool_hits, s->pool_misses);
 	fputc('\n', f);
+}
+
+static void print_stopped(FILE *f, const struct storm_outcomes *o)
+{
+	bool any = false;
+
+	for (unsigned s = 0; s < STORM_T_COUNT; s++) {
+		if (!o->stopped_after[s])
+			continue;
+		fprintf(f, "%s %s: %" PRIu64,
+			any ? "," : "not established, last step:",
+			storm_stamp_name(s), o->stopped_after[s]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
 }
 
 void storm_print(FILE *f, const struct storm_result *r)
@@ -171,11 +210,30 @@ void storm_print(FILE *f, const struct storm_result *r)
 			o->n[STORM_OUT_UNREACHABLE], o->n[STORM_OUT_FAILED],
 			o->n[STORM_OUT_KILLED], r->killed,
 			o->n[STORM_OUT_NONE]);
+		print_stopped(f, o);
+		if (r->has_server_counts)
+			fprintf(f,
+				"server: requests %" PRIu64
+				", accepted %" PRIu64 ", rejected app %" PRIu64
+				" / busy %" PRIu64 ", timed out %" PRIu64
+				", failed %" PRIu64 ", aborted %" PRIu64
+				", disconnected %" PRIu64
+				", forced teardowns %" PRIu64 "\n",
+				r->srv_requests, r->srv_accepted,
+				r->srv_rejected_app, r->srv_rejected_busy,
+				r->srv_timed_out, r->srv_failed, r->srv_aborted,
+				r->srv_disconnected, r->srv_forced);
 		print_side(f, "server", &r->server,
 			   o->n[STORM_OUT_ESTABLISHED]);
 		print_side(f, "clients", &r->client,
 			   o->n[STORM_OUT_ESTABLISHED]);
 	}
+	if (!r->has_outcomes && (r->server.cpu_s > 0 || r->client.cpu_s > 0))
+		fprintf(f,
+			"CPU: server %.1f us/conn, client %.1f us/conn "
+			"(both processes, whole run)\n",
+			r->server.cpu_s * 1e6 / (r->conns ? r->conns : 1),
+			r->client.cpu_s * 1e6 / (r->conns ? r->conns : 1));
 	if (r->has_reclaim)
 		fprintf(f,
 			"server reclaimed everything: %s (%s) after %.2f s\n",
@@ -246,6 +304,12 @@ static void json_outcomes(struct storm_json *j, const struct storm_outcomes *o)
 	}
 	storm_json_end(j, '}');
 	storm_json_u64(j, "busy_retried", o->busy_retried);
+	storm_json_obj(j, "not_established_last_step");
+	for (unsigned i = 0; i < STORM_T_COUNT; i++)
+		if (o->stopped_after[i])
+			storm_json_u64(j, storm_stamp_name(i),
+				       o->stopped_after[i]);
+	storm_json_end(j, '}');
 	storm_json_end(j, '}');
 }
 
@@ -301,6 +365,19 @@ static void json_result(struct storm_json *j, const struct storm_result *r)
 		json_side(j, "clients", &r->client);
 		storm_json_u64(j, "killed_clients", r->killed);
 	}
+	if (r->has_server_counts) {
+		storm_json_obj(j, "server_counters");
+		storm_json_u64(j, "requests", r->srv_requests);
+		storm_json_u64(j, "accepted", r->srv_accepted);
+		storm_json_u64(j, "rejected_app", r->srv_rejected_app);
+		storm_json_u64(j, "rejected_busy", r->srv_rejected_busy);
+		storm_json_u64(j, "timed_out", r->srv_timed_out);
+		storm_json_u64(j, "failed", r->srv_failed);
+		storm_json_u64(j, "aborted", r->srv_aborted);
+		storm_json_u64(j, "disconnected", r->srv_disconnected);
+		storm_json_u64(j, "forced_teardowns", r->srv_forced);
+		storm_json_end(j, '}');
+	}
 	if (r->has_reclaim) {
 		storm_json_obj(j, "reclaim");
 		storm_json_bool(j, "reclaimed", r->reclaimed);
@@ -325,4 +402,86 @@ void storm_json_results(struct storm_json *j, const struct storm_opts *o,
 		json_result(j, &rs[i]);
 	storm_json_end(j, ']');
 	storm_json_end(j, '}');
+}
+
+/* A variant's name as a gnuplot string: @q is ' in commands, " in data
+ * blocks (where only double quotes group words); quotes dropped. */
+static void gp_quoted(FILE *f, const char *name, char q)
+{
+	fputc(q, f);
+	for (; *name; name++)
+		if (*name != '\'' && *name != '"')
+			fputc(*name, f);
+	fputc(q, f);
+}
+
+static void gp_title(FILE *f, const char *name)
+{
+	gp_quoted(f, name, '\'');
+}
+
+void storm_gnuplot(FILE *f, const struct storm_result *rs, size_t n,
+		   const char *png)
+{
+	bool any_cdf = false, first = true;
+
+	fprintf(f, "# storm: time to established and connections/s\n"
+		   "set terminal pngcairo size 1280,520 noenhanced\n");
+	fprintf(f, "set output ");
+	gp_title(f, png);
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		if (!rs[i].ran || !rs[i].ncdf)
+			continue;
+		fprintf(f, "$cdf%zu << EOD\n", i);
+		for (size_t k = 0; k < rs[i].ncdf; k++)
+			fprintf(f, "%.3f %.4f\n", rs[i].cdf_us[k] / 1e3,
+				rs[i].cdf_frac[k]);
+		fprintf(f, "EOD\n");
+		any_cdf = true;
+	}
+	fprintf(f, "$rate << EOD\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%zu ", i);
+		gp_quoted(f, rs[i].name, '"');
+		fprintf(f, " %.1f\n", rs[i].ran ? rs[i].conn_per_s : 0.0);
+	}
+	fprintf(f, "EOD\n"
+		   "set multiplot layout 1,2\n"
+		   "set grid\n"
+		   "set key bottom right\n"
+		   "set title 'time to established, CDF (cmtime prints no "
+		   "per-connection times)'\n"
+		   "set xlabel 'ms'\n"
+		   "set ylabel 'fraction of established connections'\n"
+		   "set yrange [0:1]\n");
+	if (any_cdf) {
+		fprintf(f, "plot ");
+		for (size_t i = 0; i < n; i++) {
+			if (!rs[i].ran || !rs[i].ncdf)
+				continue;
+			fprintf(f, "%s$cdf%zu using 1:2 with lines lw 2 title ",
+				first ? "" : ", ", i);
+			gp_title(f, rs[i].name);
+			first = false;
+		}
+		fputc('\n', f);
+	} else {
+		fprintf(f, "set label 1 'no data' at graph 0.5,0.5 center\n"
+			   "plot 2 notitle\nunset label 1\n");
+	}
+	fprintf(f,
+		"set title 'connections/s, create to established'\n"
+		"set xlabel ''\n"
+		"set ylabel 'connections/s'\n"
+		"set yrange [0:*]\n"
+		"set style fill solid 0.6\n"
+		"set xrange [-0.5:%zu.5]\n"
+		"set boxwidth 0.6\n"
+		"set key off\n"
+		"plot $rate using 1:3:xtic(2) with boxes, "
+		"$rate using 1:3:(sprintf('%%.0f', $3)) with labels "
+		"offset 0,1\n"
+		"unset multiplot\n",
+		n ? n - 1 : 0);
 }

@@ -51,6 +51,9 @@ struct srv {
 	unsigned nshards;
 	_Atomic(struct wharf_qp_res *) res[MAX_SHARDS];
 	_Atomic unsigned warm_est;
+	/* The passive side of each storm connection, by its index. */
+	struct storm_conn *passive;
+	unsigned nconns;
 };
 
 /* ---------------------------------------------------------------- */
@@ -66,23 +69,30 @@ static void capture_res(struct srv *s, struct wharf_conn *conn)
 		atomic_store(&s->res[i], wharf_qp_res_of(qp));
 }
 
+/* The storm index in a request's private data, or -1. */
+static int64_t storm_index(const struct wharf_conn_request *req)
+{
+	const uint8_t *pd = req ? req->private_data : NULL;
+	uint32_t g = 0;
+
+	if (!pd || req->private_data_len < STORM_PDATA_LEN ||
+	    memcmp(pd, STORM_MAGIC, 4))
+		return -1;
+	for (int b = 0; b < 4; b++)
+		g |= (uint32_t)pd[4 + b] << (8 * b);
+	return g;
+}
+
 static void srv_request(struct wharf_conn *conn,
 			const struct wharf_conn_request *req, void *arg)
 {
 	struct srv *s = arg;
-	const uint8_t *pd = req->private_data;
-	uint32_t g = 0;
+	int64_t g = storm_index(req);
 
-	if (req->private_data_len >= STORM_PDATA_LEN &&
-	    !memcmp(pd, STORM_MAGIC, 4)) {
-		for (int b = 0; b < 4; b++)
-			g |= (uint32_t)pd[4 + b] << (8 * b);
-		if (storm_should_reject(g, s->reject)) {
-			wharf_reject(conn, STORM_REJ_TEXT,
-				     sizeof(STORM_REJ_TEXT));
-			wharf_conn_destroy(conn);
-			return;
-		}
+	if (g >= 0 && storm_should_reject((uint32_t)g, s->reject)) {
+		wharf_reject(conn, STORM_REJ_TEXT, sizeof(STORM_REJ_TEXT));
+		wharf_conn_destroy(conn);
+		return;
 	}
 	if (wharf_accept(conn, NULL) == -EINVAL) {
 		wharf_reject(conn, NULL, 0);
@@ -93,8 +103,22 @@ static void srv_request(struct wharf_conn *conn,
 static void srv_established(struct wharf_conn *conn,
 			    const struct wharf_conn_info *info, void *arg)
 {
+	struct srv *s = arg;
+	int64_t g = storm_index(wharf_conn_get_request(conn));
+
 	(void)info;
-	capture_res(arg, conn);
+	capture_res(s, conn);
+	if (g >= 0 && (uint64_t)g < s->nconns) {
+		struct storm_conn *p = &s->passive[g];
+
+		p->t[STORM_T_START] =
+			wharf_conn_step_ns(conn, WHARF_STEP_ADOPTED);
+		p->t[STORM_T_QP] =
+			wharf_conn_step_ns(conn, WHARF_STEP_QP_READY);
+		p->t[STORM_T_SENT] = wharf_conn_step_ns(conn, WHARF_STEP_SENT);
+		p->t[STORM_T_EST] =
+			wharf_conn_step_ns(conn, WHARF_STEP_ESTABLISHED);
+	}
 }
 
 static void srv_error(struct wharf_conn *conn, enum wharf_conn_error e, int err,
@@ -256,6 +280,7 @@ static int srv_start(struct srv *s, const struct storm_opts *o, unsigned shards,
 	ro.recv_buf_size = 256;
 	ro.srq_depth = o->conns + o->conns / 8 + 64;
 	ro.no_quarantine_delay = true;
+	storm_res_shape(&ro, o->conns);
 	ro.no_pool = !pool;
 	if (pool) {
 		ro.pool_size = o->conns / s->nshards + 16;
@@ -345,7 +370,7 @@ static int spawn(struct child *c, const struct storm_opts *o, uint16_t port,
 		 double rate)
 {
 	int pin[2], pout[2];
-	char sport[16], sfirst[16], scount[16], srate[32];
+	char sport[16], sfirst[16], scount[16], srate[32], stmo[16];
 
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC))
 		return -errno;
@@ -353,6 +378,7 @@ static int spawn(struct child *c, const struct storm_opts *o, uint16_t port,
 	snprintf(sfirst, sizeof(sfirst), "%u", c->first);
 	snprintf(scount, sizeof(scount), "%u", c->count);
 	snprintf(srate, sizeof(srate), "%.6f", rate);
+	snprintf(stmo, sizeof(stmo), "%u", o->client_timeout_ms);
 	fflush(NULL);
 	c->pid = fork();
 	if (c->pid < 0)
@@ -365,7 +391,7 @@ static int spawn(struct child *c, const struct storm_opts *o, uint16_t port,
 		close(pout[0]);
 		close(pout[1]);
 		execl("/proc/self/exe", "storm", "client", o->addr, sport,
-		      sfirst, scount, srate, (char *)NULL);
+		      sfirst, scount, srate, stmo, (char *)NULL);
 		_exit(127);
 	}
 	close(pin[0]);
@@ -582,10 +608,27 @@ static void reclaim_check(struct srv *s, const struct wharf_cm_stats *base,
 		 fin);
 }
 
+static void server_counts(struct srv *s, const struct wharf_cm_stats *b,
+			  struct storm_result *r)
+{
+	struct wharf_cm_stats st = cm_stats(s);
+
+	r->has_server_counts = true;
+	r->srv_requests = st.requests - b->requests;
+	r->srv_accepted = st.accepted - b->accepted;
+	r->srv_rejected_app = st.rejected_app - b->rejected_app;
+	r->srv_rejected_busy = st.rejected_busy - b->rejected_busy;
+	r->srv_timed_out = st.timed_out - b->timed_out;
+	r->srv_failed = st.failed - b->failed;
+	r->srv_aborted = st.aborted - b->aborted;
+	r->srv_disconnected = st.disconnected - b->disconnected;
+	r->srv_forced = st.forced_teardowns - b->forced_teardowns;
+}
+
 int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		    struct storm_result *r)
 {
-	struct srv s = {.reject = o->reject};
+	struct srv s = {.reject = o->reject, .nconns = o->conns};
 	struct storm_conn *conns = calloc(o->conns, sizeof(*conns));
 	uint64_t *scratch = calloc(o->conns, sizeof(*scratch));
 	struct child *cs = calloc(o->clients, sizeof(*cs));
@@ -600,7 +643,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 
 	r->conns = o->conns;
 	r->clients = o->clients;
-	if (!conns || !scratch || !cs) {
+	s.passive = calloc(o->conns, sizeof(*s.passive));
+	if (!conns || !scratch || !cs || !s.passive) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -697,6 +741,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	r->has_outcomes = true;
 	storm_outcomes_add(&r->out, conns, o->conns);
 	storm_result_from_conns(r, conns, o->conns, scratch);
+	storm_result_add_server_rows(r, s.passive, o->conns);
+	server_counts(&s, &base, r);
 	{
 		char why[160];
 
@@ -715,5 +761,6 @@ out:
 	free(conns);
 	free(scratch);
 	free(cs);
+	free(s.passive);
 	return err;
 }

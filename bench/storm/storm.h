@@ -42,10 +42,13 @@ struct storm_opts {
 	double reject;	    /* fraction the server rejects, 0..1 */
 	double kill;	    /* fraction of client processes killed, 0..1 */
 	const char *json;   /* JSON output file or NULL */
+	const char *plot;   /* gnuplot script to write, or NULL */
+	const char *png;    /* the image that script draws */
 	const char *addr;   /* server address (IPv4) */
 	const char *cmtime; /* the cmtime binary */
 	unsigned variants;  /* STORM_V_* bits */
 	unsigned timeout_s; /* per variant */
+	unsigned client_timeout_ms; /* clients' resolve timeouts; 0 = wharf's */
 	bool quick;
 	bool help;
 };
@@ -123,9 +126,14 @@ struct storm_outcomes {
 	uint64_t rej_busy;			/* busy REJ after retries */
 	uint64_t rej_reason[STORM_REJ_REASONS]; /* other REJs by reason */
 	uint64_t busy_retried;			/* client cm counter */
+	/* Timed out, unreachable or failed: the last step each reached
+	 * (index of storm_conn.t, START .. REPLY). */
+	uint64_t stopped_after[STORM_T_COUNT];
 };
 
 const char *storm_outcome_name(enum storm_outcome o);
+/* The name of what a step stamp means ("route resolved", ...). */
+const char *storm_stamp_name(enum storm_step s);
 
 /* Adds @n connections to @out (attempts included). */
 void storm_outcomes_add(struct storm_outcomes *out,
@@ -256,6 +264,11 @@ struct storm_result {
 	double reclaim_s; /* time it took after the last client ended */
 	char reclaim_what[160];
 	unsigned killed; /* client processes killed */
+	/* The server's own counters over the storm (wharf_cm_stats). */
+	bool has_server_counts;
+	uint64_t srv_requests, srv_accepted, srv_rejected_app,
+		srv_rejected_busy, srv_timed_out, srv_failed, srv_aborted,
+		srv_disconnected, srv_forced;
 };
 
 /* Fills the step rows, wall time, rate, time-to-established and CDF of a
@@ -263,12 +276,21 @@ struct storm_result {
 void storm_result_from_conns(struct storm_result *r, const struct storm_conn *c,
 			     size_t n, uint64_t *scratch);
 
+/* Adds the server's rows from its side of the connections: t[START] the
+ * hand-over, t[QP] QP ready, t[SENT] REP sent, t[EST] established. */
+void storm_result_add_server_rows(struct storm_result *r,
+				  const struct storm_conn *c, size_t n);
+
 /* Fills a cmtime variant from its parsed table. */
 void storm_result_from_cmtime(struct storm_result *r,
 			      const struct storm_cmtime *t);
 
 void storm_print(FILE *f, const struct storm_result *r);
 void storm_print_summary(FILE *f, const struct storm_result *rs, size_t n);
+/* A gnuplot script (data inline) drawing @png: the CDF of time to
+ * established per variant, and connections/s per variant. */
+void storm_gnuplot(FILE *f, const struct storm_result *rs, size_t n,
+		   const char *png);
 void storm_json_results(struct storm_json *j, const struct storm_opts *o,
 			const struct storm_result *rs, size_t n);
 

@@ -1,10 +1,12 @@
 /*
- * bench/storm/util.c - clock, heap and CPU readings shared by the server
- * and the client processes.
+ * bench/storm/util.c - clock, heap and CPU readings and the QP shape,
+ * shared by the server and the client processes.
  */
 #include <jemalloc/jemalloc.h>
 #include <sys/resource.h>
 #include <time.h>
+
+#include <wharf/qp.h>
 
 #include "bench/storm/rdma.h"
 
@@ -37,4 +39,11 @@ double storm_cpu_s(void)
 		return 0;
 	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+void storm_res_shape(struct wharf_qp_res_opts *ro, unsigned conns)
+{
+	ro->sq_depth = STORM_SQ_DEPTH;
+	ro->max_send_sge = 1;
+	ro->cq_size = ro->srq_depth + (conns + 16) * STORM_SQ_DEPTH;
 }

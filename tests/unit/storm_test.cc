@@ -419,3 +419,45 @@ TEST(StormJson, ResultsDocumentHasEveryVariant)
 }
 
 } // namespace
+
+namespace
+{
+
+TEST(StormGnuplot, InlineDataForEveryVariantThatRan)
+{
+	static storm_result rs[3];
+	snprintf(rs[0].name, sizeof(rs[0].name), "wharf (2 shards, pool)");
+	rs[0].ran = true;
+	rs[0].conn_per_s = 123.4;
+	rs[0].ncdf = 2;
+	rs[0].cdf_us[0] = 1000;
+	rs[0].cdf_frac[0] = 0.5;
+	rs[0].cdf_us[1] = 3000;
+	rs[0].cdf_frac[1] = 1;
+	snprintf(rs[1].name, sizeof(rs[1].name), "cmtime");
+	rs[1].ran = true;
+	rs[1].conn_per_s = 50;
+	snprintf(rs[2].name, sizeof(rs[2].name), "it's off");
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	storm_gnuplot(f, rs, 3, "out/x.png");
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	EXPECT_NE(std::string::npos, s.find("set output 'out/x.png'"));
+	EXPECT_NE(std::string::npos, s.find("$cdf0 << EOD\n1.000 0.5000\n"
+					    "3.000 1.0000\nEOD\n"));
+	EXPECT_EQ(std::string::npos, s.find("$cdf1")); // cmtime: no CDF
+	// Data blocks group words with double quotes only.
+	EXPECT_NE(std::string::npos,
+		  s.find("0 \"wharf (2 shards, pool)\" 123.4\n"));
+	EXPECT_NE(std::string::npos, s.find("1 \"cmtime\" 50.0\n"));
+	EXPECT_NE(std::string::npos, s.find("2 \"its off\" 0.0\n"));
+	EXPECT_NE(std::string::npos,
+		  s.find("plot $cdf0 using 1:2 with lines lw 2 title "
+			 "'wharf (2 shards, pool)'\n"));
+	EXPECT_NE(std::string::npos, s.find("set xrange [-0.5:2.5]"));
+}
+
+} // namespace
