@@ -163,13 +163,23 @@ class Recorder
 		std::lock_guard<std::mutex> g(lock_);
 		return recs_;
 	}
-	// The first record of @ev (for @id when non-zero); must exist.
+	// The first record of @ev (for @id when non-zero); must exist or
+	// appear within the bounded wait (a record is added after its hook
+	// returns, and what the hook sent can reach the other side first).
 	Rec First(Ev ev, uint64_t id = 0)
 	{
-		std::lock_guard<std::mutex> g(lock_);
-		for (const Rec &r : recs_)
-			if (r.ev == ev && (!id || r.id == id))
-				return r;
+		std::unique_lock<std::mutex> g(lock_);
+		const Rec *found = nullptr;
+		auto find = [&] {
+			for (const Rec &r : recs_)
+				if (r.ev == ev && (!id || r.id == id)) {
+					found = &r;
+					return true;
+				}
+			return false;
+		};
+		if (cond_.wait_for(g, kWait, find))
+			return *found;
 		ADD_FAILURE() << "no " << EvName(ev) << " record";
 		return Rec(ev);
 	}

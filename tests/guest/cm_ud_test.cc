@@ -133,6 +133,7 @@ TEST_F(CmGuest, UdLookupDeliversRemoteQpnQkeyAndAddressHandle)
 	// The SIDR REQ's private data: all 180 bytes.
 	EXPECT_EQ(req, srv.First(Ev::Request).data);
 	// The passive side is established as soon as the SIDR REP is out.
+	EXPECT_TRUE(srv.WaitCount(Ev::Established, 1)) << srv.Dump();
 	EXPECT_EQ(1u, srv.Count(Ev::Established));
 	Rec est = cli.First(Ev::Established);
 	EXPECT_EQ(WHARF_PS_UD, est.info.ps);
