@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <deque>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -18,8 +19,14 @@
 namespace
 {
 
-int Parse(std::vector<std::string> args, storm_opts *o, std::string *err)
+int Parse(std::vector<std::string> args_in, storm_opts *o, std::string *err)
 {
+	// The parsed options point into argv (as into a real main's): keep
+	// every argument vector alive for the whole test program.  A deque
+	// never moves what it already holds.
+	static std::deque<std::vector<std::string>> keep;
+	keep.push_back(std::move(args_in));
+	std::vector<std::string> &args = keep.back();
 	std::vector<char *> argv;
 	static char prog[] = "storm";
 	argv.push_back(prog);
