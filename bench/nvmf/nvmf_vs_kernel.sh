@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# bench/nvmf/nvmf_vs_kernel.sh - fio 4k randread / randwrite at QD 16 and
+# 64 through the guest kernel's nvme-rdma host: wharf-nvmf-tgt against the
+# kernel's own target (nvmet-rdma, configfs), same guest boot, same RAM
+# backing (brd /dev/ram0 for nvmet, a ram: namespace for wharf), one
+# 64 MiB namespace each. Prints IOPS and p99 completion latency side by
+# side and the wharf / kernel IOPS ratio per row.
+#
+# Run it in the soft-RoCE guest (it needs rxe0 and module loading):
+#   bazel build -c opt //targets/nvmf:wharf-nvmf-tgt
+#   ./wharf vm --timeout 1500 -- bench/nvmf/nvmf_vs_kernel.sh
+# Options: -r SECONDS (per fio run, default 20),
+#          -w 'SHARDS:POLL ...' wharf variants measured in the same boot
+#             (POLL: event|busy|adaptive; default '2:event'),
+#          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
+# Progress on stderr; the table and a summary line on stdout.
+set -euo pipefail
+
+runtime=20
+variants="2:event"
+tgt=
+while getopts "r:w:b:h" o; do
+	case $o in
+	r) runtime=$OPTARG ;;
+	w) variants=$OPTARG ;;
+	b) tgt=$OPTARG ;;
+	h)
+		sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*) exit 2 ;;
+	esac
+done
+top=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -z "$tgt" ]; then
+	tgt=$top/bazel-out/k8-opt/bin/targets/nvmf/wharf-nvmf-tgt
+	[ -x "$tgt" ] || tgt=$top/bazel-bin/targets/nvmf/wharf-nvmf-tgt
+fi
+[ -x "$tgt" ] || {
+	echo "nvmf_vs_kernel: build //targets/nvmf:wharf-nvmf-tgt first" >&2
+	exit 2
+}
+[ "${WHARF_GUEST:-}" = 1 ] || {
+	echo "nvmf_vs_kernel: run me in the guest: ./wharf vm -- $0" >&2
+	exit 2
+}
+
+log() { echo "nvmf_vs_kernel: $*" >&2; }
+addr=198.18.0.1
+knqn=nqn.2024-01.io.wharf:kbench
+wnqn=nqn.2024-01.io.wharf:wbench
+hostnqn=$(cat /etc/nvme/hostnqn)
+cfs=/sys/kernel/config/nvmet
+work=$(mktemp -d)
+tgt_pid=
+
+cleanup() {
+	set +e
+	nvme disconnect -n "$knqn" >/dev/null 2>&1
+	nvme disconnect -n "$wnqn" >/dev/null 2>&1
+	[ -n "$tgt_pid" ] && kill -TERM "$tgt_pid" 2>/dev/null && wait "$tgt_pid"
+	if [ -d "$cfs/ports/1" ]; then
+		rm -f "$cfs/ports/1/subsystems/$knqn"
+		rmdir "$cfs/ports/1"
+	fi
+	if [ -d "$cfs/subsystems/$knqn" ]; then
+		echo 0 >"$cfs/subsystems/$knqn/namespaces/1/enable"
+		rmdir "$cfs/subsystems/$knqn/namespaces/1"
+		rmdir "$cfs/subsystems/$knqn"
+	fi
+}
+trap cleanup EXIT
+
+modprobe -a nvme_rdma nvme_fabrics nvmet nvmet_rdma brd
+[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+
+# The namespace's block device once the kernel connected to $1.
+dev_of() {
+	local c n
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for n in "$c"/nvme*n*; do
+			n=$(basename "$n")
+			# nvmeAcBnC (native multipath path) -> nvmeAnC
+			echo "/dev/$(echo "$n" | sed 's/c[0-9]*n/n/')"
+			return 0
+		done
+	done
+	return 1
+}
+
+connect() { # nqn port
+	local d i
+	nvme connect -t rdma -a $addr -s "$2" -n "$1" --hostnqn="$hostnqn" \
+		>/dev/null
+	for i in $(seq 1 200); do
+		d=$(dev_of "$1" || true)
+		[ -n "$d" ] && [ -b "$d" ] && {
+			echo "$d"
+			return 0
+		}
+		sleep 0.1
+	done
+	return 1
+}
+
+# fio on $1, rw $2, depth $3 -> "IOPS P99_US" on stdout (terse v3:
+# read IOPS in field 8, its clat percentiles in 18-37; write 49, 59-78;
+# awk, not python: interpreters start slowly in a TCG guest).
+run_fio() {
+	local out=$work/fio.terse
+	fio --name=b --filename="$1" --ioengine=libaio --direct=1 --bs=4k \
+		--rw="$2" --iodepth="$3" --numjobs=1 --size=64M --time_based \
+		--runtime="$runtime" --ramp_time=2 --output-format=terse \
+		--terse-version=3 >"$out" 2>"$work/fio.err" || {
+		cat "$work/fio.err" >&2
+		return 1
+	}
+	awk -F';' -v w="$([ "${2#rand}" = write ] && echo 1 || echo 0)" '
+	{
+		iops = w ? $49 : $8
+		for (i = (w ? 59 : 18); i <= (w ? 78 : 37); i++)
+			if ($i ~ /^99\.000000%=/) { sub(/.*=/, "", $i); p = $i }
+		print iops, p
+	}' "$out"
+}
+
+declare -A res
+cases="randread:16 randread:64 randwrite:16 randwrite:64"
+measure() { # label dev
+	local c rw qd
+	for c in $cases; do
+		rw=${c%:*}
+		qd=${c#*:}
+		log "$1: $rw QD$qd (${runtime}s)"
+		res[$1:$c]=$(run_fio "$2" "$rw" "$qd")
+	done
+}
+
+# --- the kernel's nvmet-rdma on brd ------------------------------------------
+log "kernel nvmet-rdma: $knqn on /dev/ram0, port 4420"
+mkdir "$cfs/subsystems/$knqn"
+echo 1 >"$cfs/subsystems/$knqn/attr_allow_any_host"
+mkdir "$cfs/subsystems/$knqn/namespaces/1"
+echo -n /dev/ram0 >"$cfs/subsystems/$knqn/namespaces/1/device_path"
+echo 1 >"$cfs/subsystems/$knqn/namespaces/1/enable"
+mkdir "$cfs/ports/1"
+echo rdma >"$cfs/ports/1/addr_trtype"
+echo ipv4 >"$cfs/ports/1/addr_adrfam"
+echo $addr >"$cfs/ports/1/addr_traddr"
+echo 4420 >"$cfs/ports/1/addr_trsvcid"
+ln -s "$cfs/subsystems/$knqn" "$cfs/ports/1/subsystems/$knqn"
+kdev=$(connect "$knqn" 4420)
+measure kernel "$kdev"
+nvme disconnect -n "$knqn" >/dev/null
+
+# --- wharf-nvmf-tgt on RAM, one run per variant ----------------------------
+wharf_run() { # shards poll
+	log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $1 shards, poll $2"
+	"$tgt" -l $addr:4421 -s "$wnqn" -n '1 ram:64M' -A -t "$1" -p "$2" \
+		>"$work/tgt.log" 2>&1 &
+	tgt_pid=$!
+	for i in $(seq 1 100); do
+		grep -q "listening on" "$work/tgt.log" && break
+		sleep 0.1
+	done
+	wdev=$(connect "$wnqn" 4421)
+	measure "wharf $1:$2" "$wdev"
+	nvme disconnect -n "$wnqn" >/dev/null
+	kill -TERM "$tgt_pid"
+	wait "$tgt_pid" || true
+	tgt_pid=
+	grep "stats at exit" "$work/tgt.log" >&2 || true
+}
+for v in $variants; do
+	wharf_run "${v%:*}" "${v#*:}"
+done
+
+# --- table -------------------------------------------------------------------
+printf '%-14s %-14s %12s %12s %14s %14s %7s\n' "fio 4k" "wharf shards:poll" \
+	"kernel IOPS" "wharf IOPS" "kernel p99 us" "wharf p99 us" "ratio"
+for v in $variants; do
+	min=
+	for c in $cases; do
+		read -r ki kp <<<"${res[kernel:$c]}"
+		read -r wi wp <<<"${res[wharf $v:$c]}"
+		ratio=$(awk -v a="$wi" -v b="$ki" 'BEGIN {printf "%.2f", b ? a / b : 0}')
+		printf '%-14s %-14s %12s %12s %14s %14s %6sx\n' "${c/:/ QD}" \
+			"$v" "$ki" "$wi" "$kp" "$wp" "$ratio"
+		min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
+	done
+	echo "summary: wharf-nvmf-tgt $v vs nvmet-rdma: lowest IOPS" \
+		"ratio ${min}x over 4 cases, ${runtime}s each (goal 1.2x)"
+done
