@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "targets/nvmf/rdma_int.h"
+#include "targets/nvmf/rdma_place.h"
 
 #define DRAIN_WAIT_MS 30000
 
@@ -162,7 +163,7 @@ static int listen_all(struct nvmf_rdma *r, const struct nvmf_config *cfg,
 		lo.ps = WHARF_PS_RC;
 		lo.ops = &nr_conn_ops;
 		lo.arg = r;
-		lo.pick_shard = nr_pick_shard;
+		lo.pick_shard = nvmf_rdma_pick_shard;
 		lo.qp.recv_credits = 16;
 		rc = wharf_listen(r->cm, &lo, &r->listeners[i]);
 		if (rc) {

@@ -143,9 +143,6 @@ void nr_log(const struct nvmf_rdma *r, const char *fmt, ...)
 
 /* rdma_conn.c: the CM side */
 extern const struct wharf_conn_ops nr_conn_ops;
-int nr_pick_shard(const struct wharf_conn_request *req,
-		  const struct wharf_cm_shard_load *shards, unsigned nshards,
-		  void *arg);
 void nr_queue_end(struct nr_queue *nq);
 void nr_queue_kill(struct nr_queue *nq);
 void nr_queue_maybe_free(struct nr_queue *nq);
