@@ -10,8 +10,8 @@
 #   bazel build -c opt //targets/nvmf:wharf-nvmf-tgt
 #   ./wharf vm --timeout 1500 -- bench/nvmf/nvmf_vs_kernel.sh
 # Options: -r SECONDS (per fio run, default 20),
-#          -w 'SHARDS:POLL ...' wharf variants measured in the same boot
-#             (POLL: event|busy|adaptive; default '2:event'),
+#          -w 'SHARDS:POLL[:SPIN_US] ...' wharf variants measured in the
+#             same boot (POLL: event|busy|adaptive; default '2:event'),
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
 # Progress on stderr; the table and a summary line on stdout.
 set -euo pipefail
@@ -156,17 +156,17 @@ measure kernel "$kdev"
 nvme disconnect -n "$knqn" >/dev/null
 
 # --- wharf-nvmf-tgt on RAM, one run per variant ----------------------------
-wharf_run() { # shards poll
-	log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $1 shards, poll $2"
-	"$tgt" -l $addr:4421 -s "$wnqn" -n '1 ram:64M' -A -t "$1" -p "$2" \
-		>"$work/tgt.log" 2>&1 &
+wharf_run() { # variant shards poll [spin]
+	log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $2 shards, poll $3"
+	"$tgt" -l $addr:4421 -s "$wnqn" -n '1 ram:64M' -A -t "$2" -p "$3" \
+		${4:+--spin-us "$4"} >"$work/tgt.log" 2>&1 &
 	tgt_pid=$!
 	for i in $(seq 1 100); do
 		grep -q "listening on" "$work/tgt.log" && break
 		sleep 0.1
 	done
 	wdev=$(connect "$wnqn" 4421)
-	measure "wharf $1:$2" "$wdev"
+	measure "wharf $1" "$wdev"
 	nvme disconnect -n "$wnqn" >/dev/null
 	kill -TERM "$tgt_pid"
 	wait "$tgt_pid" || true
@@ -174,7 +174,8 @@ wharf_run() { # shards poll
 	grep "stats at exit" "$work/tgt.log" >&2 || true
 }
 for v in $variants; do
-	wharf_run "${v%:*}" "${v#*:}"
+	IFS=: read -r sh pm spin <<<"$v"
+	wharf_run "$v" "$sh" "$pm" "$spin"
 done
 
 # --- table -------------------------------------------------------------------

@@ -37,6 +37,8 @@ void tgt_usage(FILE *f)
 	      "(default 4096)\n"
 	      "      --max-io-size SIZE  largest transfer (default 128K)\n"
 	      "  -p, --poll event|busy|adaptive  idle shards (default event)\n"
+	      "      --spin-us N         adaptive: spin N us before blocking "
+	      "(default 50)\n"
 	      "      --srq-depth N       receive buffers per shard (default "
 	      "1024)\n"
 	      "      --data-buffers N    data buffers per shard (default 256)\n"
@@ -114,6 +116,7 @@ static const struct option longopts[] = {
 	{"poll", required_argument, NULL, 'p'},
 	{"srq-depth", required_argument, NULL, 'D'},
 	{"data-buffers", required_argument, NULL, 'B'},
+	{"spin-us", required_argument, NULL, 'S'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
