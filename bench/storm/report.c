@@ -126,8 +126,16 @@ void storm_result_from_cmtime(struct storm_result *r,
 static void print_side(FILE *f, const char *name, const struct storm_side *s,
 		       uint64_t est)
 {
-	double n = est ? (double)est : 1;
+	double n = (double)est;
 
+	if (!est) { /* nothing to divide by: totals */
+		fprintf(f, "  %-7s CPU %.3f s, no connection established", name,
+			s->cpu_s);
+		if (s->reg_bytes >= 0)
+			fprintf(f, ", registered %.0f B", s->reg_bytes);
+		fputc('\n', f);
+		return;
+	}
 	fprintf(f, "  %-7s CPU %.1f us/conn", name, s->cpu_s * 1e6 / n);
 	if (s->heap_bytes >= 0)
 		fprintf(f, ", heap %.0f B/conn", s->heap_bytes / n);
@@ -172,6 +180,10 @@ void storm_print(FILE *f, const struct storm_result *r)
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct storm_step_row *row = &r->rows[i];
 
+		if (!row->n && r->has_outcomes) { /* no connection got there */
+			fprintf(f, "%-13s: %10s\n", row->name, "-");
+			continue;
+		}
 		fprintf(f, "%-13s: %10.2f %10.2f %10.2f %10.2f", row->name,
 			row->total_ms, row->max_ms, row->min_us,
 			row->us_per_conn);

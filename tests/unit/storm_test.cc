@@ -468,3 +468,44 @@ TEST(StormGnuplot, InlineDataForEveryVariantThatRan)
 }
 
 } // namespace
+
+namespace
+{
+
+TEST(StormPrint, NothingEstablishedPrintsTotalsNotPerConnection)
+{
+	static storm_result r;
+	snprintf(r.name, sizeof(r.name), "wharf");
+	r.ran = true;
+	r.conns = 2;
+	r.has_outcomes = true;
+	r.server.cpu_s = 1.5;
+	r.server.reg_bytes = 4096;
+	r.client.heap_bytes = -1;
+	r.client.reg_bytes = -1;
+	std::vector<storm_conn> cs = {Conn(STORM_OUT_TIMED_OUT, 1000),
+				      Conn(STORM_OUT_TIMED_OUT, 2000)};
+	cs[1].t[STORM_T_ID] = 3000;
+	std::vector<uint64_t> scratch(cs.size());
+	storm_result_from_conns(&r, cs.data(), cs.size(), scratch.data());
+	storm_outcomes_add(&r.out, cs.data(), cs.size());
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	storm_print(f, &r);
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	EXPECT_NE(std::string::npos, s.find("connect :          -\n")) << s;
+	EXPECT_NE(std::string::npos,
+		  s.find("server  CPU 1.500 s, no connection established, "
+			 "registered 4096 B\n"))
+		<< s;
+	EXPECT_NE(std::string::npos,
+		  s.find("not established, last step: started: 1, id created: "
+			 "1\n"))
+		<< s;
+	EXPECT_EQ(std::string::npos, s.find("us/conn")) << s;
+}
+
+} // namespace
