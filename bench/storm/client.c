@@ -1,12 +1,14 @@
 /*
  * bench/storm/client.c - one client process of a storm.
  *
- *   storm client ADDR PORT FIRST COUNT RATE TIMEOUT_MS
+ *   storm client ADDR PORT FIRST COUNT RATE TIMEOUT_MS MSG
  *
  * Connections FIRST .. FIRST+COUNT-1 (the index travels in the REQ's
  * private data) from a context with one shard, RATE per second (0: all at
  * once), busy REJs retried after the server's hint, address and route
- * resolution timeouts TIMEOUT_MS (0: wharf's defaults).  Protocol with the
+ * resolution timeouts TIMEOUT_MS (0: wharf's defaults).  With MSG 1, a
+ * handshake ends when the server has answered one SEND (both on the
+ * client's single shard, so the send buffer needs no lock).  Protocol with the
  * parent, one line each way:
  *
  *   -> "ready"                   cm up
@@ -42,7 +44,11 @@
  * keeps an orphaned client from waiting forever. */
 #define WAIT_S 3600
 
+#define STORM_WR_TAG 0x53544d31u /* "STM1" */
+
 struct cconn {
+	struct wharf_wr wr; /* --msg: the SEND */
+	uint32_t msg[2];    /* ... and what it carries */
 	struct storm_conn rec;
 	uint64_t id;
 	uint32_t g;
@@ -51,6 +57,12 @@ struct cconn {
 };
 
 static _Atomic unsigned n_ended, n_down;
+static bool with_msg;
+/* --msg: the connections' array (their msg fields are the send buffers),
+ * registered once on their PD (one device). */
+static struct cconn *all;
+static unsigned nall;
+static struct ibv_mr *msg_mr;
 
 static void stamp_steps(struct cconn *c, struct wharf_conn *conn)
 {
@@ -71,6 +83,8 @@ static void stamp_steps(struct cconn *c, struct wharf_conn *conn)
 
 static void end_handshake(struct cconn *c, enum storm_outcome o)
 {
+	if (atomic_load(&c->ended))
+		return;
 	c->rec.outcome = (uint8_t)o;
 	atomic_store(&c->ended, true);
 	atomic_fetch_add(&n_ended, 1);
@@ -82,6 +96,28 @@ static void mark_down(struct cconn *c)
 		atomic_fetch_add(&n_down, 1);
 }
 
+/* Posts the SEND of --msg; 0 or -errno (then no answer is awaited). */
+static int send_msg(struct cconn *c, struct wharf_conn *conn)
+{
+	struct ibv_sge sge;
+
+	if (!msg_mr) {
+		msg_mr =
+			ibv_reg_mr(wharf_conn_pd(conn), all,
+				   nall * sizeof(*all), IBV_ACCESS_LOCAL_WRITE);
+		if (!msg_mr)
+			return -errno;
+	}
+	c->msg[0] = 0x5354524d;
+	c->msg[1] = c->g;
+	sge.addr = (uintptr_t)c->msg;
+	sge.length = sizeof(c->msg);
+	sge.lkey = msg_mr->lkey;
+	wharf_wr_init(&c->wr, STORM_WR_TAG);
+	return wharf_qp_post_send(wharf_conn_qp(conn), &c->wr, &sge, 1, false,
+				  0);
+}
+
 static void on_established(struct wharf_conn *conn,
 			   const struct wharf_conn_info *info, void *arg)
 {
@@ -90,7 +126,21 @@ static void on_established(struct wharf_conn *conn,
 	(void)info;
 	stamp_steps(c, conn);
 	c->established = true;
+	if (!with_msg || send_msg(c, conn))
+		end_handshake(c, STORM_OUT_ESTABLISHED);
+}
+
+static int on_recv(struct wharf_conn *conn, void *buf,
+		   const struct wharf_qp_recv *rx, void *arg)
+{
+	struct cconn *c = arg;
+
+	(void)conn;
+	(void)buf;
+	(void)rx;
+	c->rec.t[STORM_T_MSG] = storm_now_ns();
 	end_handshake(c, STORM_OUT_ESTABLISHED);
+	return 0;
 }
 
 static void on_rejected(struct wharf_conn *conn,
@@ -128,6 +178,8 @@ static void on_disconnected(struct wharf_conn *conn, void *arg)
 {
 	struct cconn *c = arg;
 
+	/* Established, and its answer will not come any more. */
+	end_handshake(c, STORM_OUT_ESTABLISHED);
 	c->rec.t[STORM_T_DISC1] = storm_now_ns();
 	c->rec.t[STORM_T_DESTROY0] = storm_now_ns();
 	wharf_conn_destroy(conn);
@@ -141,6 +193,7 @@ static const struct wharf_conn_ops ops = {
 	.on_rejected = on_rejected,
 	.on_error = on_error,
 	.on_disconnected = on_disconnected,
+	.on_recv = on_recv,
 };
 
 static void disconnect_fn(struct wharf_conn *conn, void *arg)
@@ -208,7 +261,7 @@ static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
 		     const struct sockaddr_in *dst, double rate,
 		     uint32_t timeout_ms)
 {
-	uint64_t t0 = storm_now_ns();
+	uint64_t t0 = storm_now_ns(), next_report = t0;
 
 	for (unsigned i = 0; i < count; i++) {
 		struct cconn *c = &cs[i];
@@ -223,6 +276,11 @@ static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
 
 			if (at > now)
 				sleep_ns(at - now);
+			if (now >= next_report) { /* progress during a ramp */
+				printf("p %u\n", atomic_load(&n_ended));
+				fflush(stdout);
+				next_report = now + 200 * 1000000u;
+			}
 		}
 		memcpy(pd, STORM_MAGIC, 4);
 		for (int b = 0; b < 4; b++)
@@ -297,10 +355,10 @@ int storm_client_main(int argc, char **argv)
 	double rate, cpu0, heap0, heap1;
 	int err;
 
-	if (argc != 7 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
+	if (argc != 8 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
 		fprintf(stderr,
 			"usage: storm client ADDR PORT FIRST COUNT RATE "
-			"TIMEOUT_MS\n");
+			"TIMEOUT_MS MSG\n");
 		return 2;
 	}
 	port = (unsigned)strtoul(argv[2], NULL, 10);
@@ -308,6 +366,7 @@ int storm_client_main(int argc, char **argv)
 	count = (unsigned)strtoul(argv[4], NULL, 10);
 	rate = strtod(argv[5], NULL);
 	timeout_ms = (unsigned)strtoul(argv[6], NULL, 10);
+	with_msg = !strcmp(argv[7], "1");
 	if (!port || port > 65535 || !count) {
 		fprintf(stderr, "storm client: bad PORT or COUNT\n");
 		return 2;
@@ -318,6 +377,8 @@ int storm_client_main(int argc, char **argv)
 		return 1;
 	for (unsigned i = 0; i < count; i++)
 		cs[i].g = first + i;
+	all = cs;
+	nall = count;
 	wharf_ctx_opts_init(&co);
 	co.nshards = 1;
 	/* The clients create a QP per connection, as cmtime's client does;
@@ -360,6 +421,10 @@ int storm_client_main(int argc, char **argv)
 	       heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0);
 	printf("end\n");
 	fflush(stdout);
+	/* Memory on the cm's PD goes before the cm (every connection is
+	 * down or given up by now). */
+	if (msg_mr)
+		ibv_dereg_mr(msg_mr);
 	wharf_cm_destroy(cm);
 	wharf_ctx_destroy(ctx);
 	free(cs);

@@ -64,6 +64,9 @@ void storm_usage(FILE *f)
 	      "  --gnuplot FILE write a gnuplot script (data inline) that "
 	      "draws --png\n"
 	      "  --png FILE     the image it draws (default storm.png)\n"
+	      "  --msg          once established, one message each way "
+	      "(client SEND,\n"
+	      "                 server SEND back), timed as 'msg rtt'\n"
 	      "  --quick        100 connections, 2 clients (unless given)\n"
 	      "  --help         this text\n"
 	      "\n"
@@ -156,6 +159,10 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		}
 		if (!strcmp(a, "--quick")) {
 			o->quick = true;
+			continue;
+		}
+		if (!strcmp(a, "--msg")) {
+			o->msg = true;
 			continue;
 		}
 		if (strncmp(a, "--", 2) ||

@@ -21,6 +21,7 @@ static const struct {
 	{"rtu", STORM_T_REPLY, STORM_T_EST},
 	{"connect", STORM_T_QP, STORM_T_EST},
 	{"full connect", STORM_T_START, STORM_T_EST},
+	{"msg rtt", STORM_T_EST, STORM_T_MSG},
 	{"disconnect", STORM_T_DISC0, STORM_T_DISC1},
 	{"destroy", STORM_T_DESTROY0, STORM_T_DESTROY1},
 };

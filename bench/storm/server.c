@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <semaphore.h>
@@ -54,7 +55,16 @@ struct srv {
 	/* The passive side of each storm connection, by its index. */
 	struct storm_conn *passive;
 	unsigned nconns;
+	/* --msg: the answer's WR per connection index, and its buffer,
+	 * registered once on the device's PD (shared by the shards: it is
+	 * only read). */
+	struct wharf_wr *wrs;
+	uint32_t answer[2];
+	struct ibv_mr *mr;
+	pthread_mutex_t mr_lock;
 };
+
+#define STORM_ANSWER_TAG 0x53544d32u /* "STM2" */
 
 /* ---------------------------------------------------------------- */
 /* Server callbacks                                                  */
@@ -136,12 +146,43 @@ static void srv_disconnected(struct wharf_conn *conn, void *arg)
 	wharf_conn_destroy(conn);
 }
 
+/* --msg: answers a client's SEND with one SEND. */
+static int srv_recv(struct wharf_conn *conn, void *buf,
+		    const struct wharf_qp_recv *rx, void *arg)
+{
+	struct srv *s = arg;
+	uint32_t g;
+	struct ibv_sge sge;
+	struct ibv_mr *mr;
+
+	if (rx->len < sizeof(s->answer) || !s->wrs)
+		return 0;
+	memcpy(&g, (const char *)buf + sizeof(uint32_t), sizeof(g));
+	if (g >= s->nconns)
+		return 0;
+	pthread_mutex_lock(&s->mr_lock);
+	if (!s->mr)
+		s->mr = ibv_reg_mr(wharf_conn_pd(conn), s->answer,
+				   sizeof(s->answer), IBV_ACCESS_LOCAL_WRITE);
+	mr = s->mr;
+	pthread_mutex_unlock(&s->mr_lock);
+	if (!mr)
+		return 0;
+	sge.addr = (uintptr_t)s->answer;
+	sge.length = sizeof(s->answer);
+	sge.lkey = mr->lkey;
+	wharf_wr_init(&s->wrs[g], STORM_ANSWER_TAG);
+	wharf_qp_post_send(wharf_conn_qp(conn), &s->wrs[g], &sge, 1, false, 0);
+	return 0;
+}
+
 static const struct wharf_conn_ops srv_ops = {
 	.size = sizeof(srv_ops),
 	.on_request = srv_request,
 	.on_established = srv_established,
 	.on_error = srv_error,
 	.on_disconnected = srv_disconnected,
+	.on_recv = srv_recv,
 };
 
 /* The warm-up connections' active side. */
@@ -344,6 +385,10 @@ static void srv_stop(struct srv *s)
 {
 	if (s->l)
 		wharf_listener_destroy(s->l);
+	/* Memory on the cm's PD goes before the cm; every connection has
+	 * ended by now (the reclaim check waited for it). */
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
 	if (s->cm)
 		wharf_cm_destroy(s->cm);
 	if (s->ctx)
@@ -371,6 +416,7 @@ static int spawn(struct child *c, const struct storm_opts *o, uint16_t port,
 {
 	int pin[2], pout[2];
 	char sport[16], sfirst[16], scount[16], srate[32], stmo[16];
+	const char *smsg = o->msg ? "1" : "0";
 
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC))
 		return -errno;
@@ -391,7 +437,7 @@ static int spawn(struct child *c, const struct storm_opts *o, uint16_t port,
 		close(pout[0]);
 		close(pout[1]);
 		execl("/proc/self/exe", "storm", "client", o->addr, sport,
-		      sfirst, scount, srate, stmo, (char *)NULL);
+		      sfirst, scount, srate, stmo, smsg, (char *)NULL);
 		_exit(127);
 	}
 	close(pin[0]);
@@ -644,6 +690,12 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	r->conns = o->conns;
 	r->clients = o->clients;
 	s.passive = calloc(o->conns, sizeof(*s.passive));
+	pthread_mutex_init(&s.mr_lock, NULL);
+	s.answer[0] = 0x53524d41;
+	if (o->msg && !(s.wrs = calloc(o->conns, sizeof(*s.wrs)))) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (!conns || !scratch || !cs || !s.passive) {
 		err = -ENOMEM;
 		goto out;
@@ -762,5 +814,7 @@ out:
 	free(scratch);
 	free(cs);
 	free(s.passive);
+	free(s.wrs);
+	pthread_mutex_destroy(&s.mr_lock);
 	return err;
 }

@@ -50,6 +50,7 @@ struct storm_opts {
 	unsigned timeout_s; /* per variant */
 	unsigned client_timeout_ms; /* clients' resolve timeouts; 0 = wharf's */
 	bool quick;
+	bool msg; /* one message each way per connection */
 	bool help;
 };
 
@@ -102,6 +103,7 @@ enum storm_step {
 	STORM_T_SENT,	   /* REQ sent */
 	STORM_T_REPLY,	   /* REP received */
 	STORM_T_EST,	   /* established */
+	STORM_T_MSG,	   /* --msg: the server's answer arrived */
 	STORM_T_DISC0,	   /* wharf_disconnect() called */
 	STORM_T_DISC1,	   /* on_disconnected */
 	STORM_T_DESTROY0,  /* wharf_conn_destroy() called */
@@ -231,7 +233,7 @@ void storm_json_bool(struct storm_json *j, const char *key, bool v);
 /* A variant's result, printed (report.c)                              */
 /* ------------------------------------------------------------------ */
 
-#define STORM_STEP_ROWS 10
+#define STORM_STEP_ROWS 11
 
 struct storm_side {
 	double cpu_s;	      /* user + system */
