@@ -489,6 +489,7 @@ void storm_gnuplot(FILE *f, const struct storm_result *rs, size_t n,
 		"set ylabel 'connections/s'\n"
 		"set yrange [0:*]\n"
 		"set style fill solid 0.6\n"
+		"set xtics scale 0 font ',9'\n"
 		"set xrange [-0.5:%zu.5]\n"
 		"set boxwidth 0.6\n"
 		"set key off\n"
