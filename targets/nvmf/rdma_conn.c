@@ -4,6 +4,7 @@
  * queue's end (see rdma_int.h for the life of a queue).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,6 @@
 static int shard_device(struct nr_shard *sh, struct wharf_conn *conn)
 {
 	struct ibv_pd *pd = wharf_conn_pd(conn);
-	struct wharf_buf_pool_opts bo = {.size = sizeof(bo)};
 	int err;
 
 	if (!pd)
@@ -23,15 +23,26 @@ static int shard_device(struct nr_shard *sh, struct wharf_conn *conn)
 	err = ibv_query_device(pd->context, &sh->attr);
 	if (err)
 		return -err;
-	bo.arena = wharf_shard_arena(sh->shard);
-	bo.pd = pd;
-	bo.buf_size = sh->r->max_xfer;
-	bo.count = sh->r->opts.data_buffers;
-	err = wharf_buf_pool_create(&bo, &sh->bufs);
-	if (err)
-		return err;
 	sh->pd = pd;
 	return 0;
+}
+
+/*
+ * The shard's data buffers, registered once its first queue is accepted:
+ * pinning megabytes inside the handshake would delay the REP (capsules
+ * can only arrive after the accept).
+ */
+static int shard_buffers(struct nr_shard *sh)
+{
+	struct wharf_buf_pool_opts bo = {.size = sizeof(bo)};
+
+	if (sh->bufs)
+		return 0;
+	bo.arena = wharf_shard_arena(sh->shard);
+	bo.pd = sh->pd;
+	bo.buf_size = sh->r->max_xfer;
+	bo.count = sh->r->opts.data_buffers;
+	return wharf_buf_pool_create(&bo, &sh->bufs);
 }
 
 static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
@@ -196,11 +207,18 @@ static void on_request(struct wharf_conn *conn,
 	cp.rnr_retry_count = 7;
 	nq->in_request = true; /* on_error may run inside wharf_accept() */
 	err = wharf_accept(conn, &cp);
-	nq->in_request = false;
 	if (!err) {
 		atomic_fetch_add(&sh->n.accepted, 1);
 		nr_log(r, "queue %u accepted on shard %u (%u entries)", acc.qid,
 		       sh->index, acc.sq_entries);
+		err = shard_buffers(sh);
+		if (err) {
+			fprintf(stderr,
+				"wharf-nvmf-tgt: data buffers of shard %u: "
+				"%s\n",
+				sh->index, strerror(-err));
+			nr_queue_kill(nq);
+		}
 	} else if (!nq->ended) {
 		/* Nothing was sent (-EINVAL...): refuse it ourselves. */
 		nr_log(r, "accept: %s", strerror(-err));
@@ -212,6 +230,7 @@ static void on_request(struct wharf_conn *conn,
 		}
 		nr_queue_end(nq);
 	}
+	nq->in_request = false;
 	nr_queue_maybe_free(nq);
 }
 

@@ -133,6 +133,13 @@ static void with_buffer(struct nr_slot *s, bool read)
 	struct nr_shard *sh = nq->sh;
 
 	s->reading = read;
+	if (!sh->bufs) { /* its creation failed: the queue is being killed */
+		slot_act(s,
+			 nvmf_req_fail(nq->q, &s->req,
+				       NVMF_STATUS(NVMF_SCT_GENERIC,
+						   NVMF_SC_TRANSIENT_XPORT)));
+		return;
+	}
 	s->buf = wharf_buf_pool_get(sh->bufs);
 	if (!s->buf) {
 		atomic_fetch_add(&sh->n.buf_waits, 1);
