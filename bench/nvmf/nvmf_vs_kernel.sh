@@ -90,17 +90,27 @@ dev_of() {
 	return 1
 }
 
+# Connects (up to 3 attempts; a failure prints the kernel's reason and is
+# counted in the summary) and prints the namespace's block device.
 connect() { # nqn port
-	local d i
-	nvme connect -t rdma -a $addr -s "$2" -n "$1" --hostnqn="$hostnqn" \
-		>/dev/null
-	for i in $(seq 1 200); do
-		d=$(dev_of "$1" || true)
-		[ -n "$d" ] && [ -b "$d" ] && {
-			echo "$d"
-			return 0
-		}
-		sleep 0.1
+	local d i a
+	for a in 1 2 3; do
+		if nvme connect -t rdma -a $addr -s "$2" -n "$1" \
+			--hostnqn="$hostnqn" >/dev/null; then
+			for i in $(seq 1 200); do
+				d=$(dev_of "$1" || true)
+				[ -n "$d" ] && [ -b "$d" ] && {
+					echo "$d"
+					return 0
+				}
+				sleep 0.1
+			done
+		fi
+		echo "$1" >>"$work/retries" # $(connect) runs in a subshell
+		log "connect to $1 failed (attempt $a); kernel log:"
+		dmesg | grep -i nvme | tail -n 5 >&2
+		[ -f "$work/tgt.log" ] && tail -n 5 "$work/tgt.log" >&2
+		sleep 1
 	done
 	return 1
 }
@@ -194,3 +204,4 @@ for v in $variants; do
 	echo "summary: wharf-nvmf-tgt $v vs nvmet-rdma: lowest IOPS" \
 		"ratio ${min}x over 4 cases, ${runtime}s each (goal 1.2x)"
 done
+echo "connect retries: $(cat "$work/retries" 2>/dev/null | wc -l)"
