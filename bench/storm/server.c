@@ -1,6 +1,6 @@
 /*
  * bench/storm/server.c - one wharf variant: the server in this process, the
- * clients as child processes (client.c).
+ * clients as child processes (client.c, driven through children.c).
  *
  * The server accepts every request but those storm_should_reject() picks
  * (REJ with STORM_REJ_TEXT), destroys every connection when it ends, and
@@ -18,18 +18,13 @@
  * QP, every request ended (bounded wait, reported).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
 #include <inttypes.h>
-#include <poll.h>
+#include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -39,6 +34,7 @@
 #include <wharf/core.h>
 #include <wharf/qp.h>
 
+#include "bench/storm/children.h"
 #include "bench/storm/rdma.h"
 
 #define MAX_SHARDS     256
@@ -396,228 +392,6 @@ static void srv_stop(struct srv *s)
 }
 
 /* ---------------------------------------------------------------- */
-/* Client processes                                                  */
-/* ---------------------------------------------------------------- */
-
-struct child {
-	pid_t pid;
-	int in, out; /* its stdin (we write), its stdout (we read) */
-	unsigned first, count;
-	char buf[8192];
-	size_t len;
-	unsigned progress;
-	bool ready, handshakes, ended, eof, victim, killed;
-	double cpu_s, heap;
-	uint64_t busy_retried;
-};
-
-static int spawn(struct child *c, const struct storm_opts *o, uint16_t port,
-		 double rate)
-{
-	int pin[2], pout[2];
-	char sport[16], sfirst[16], scount[16], srate[32], stmo[16];
-	const char *smsg = o->msg ? "1" : "0";
-
-	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC))
-		return -errno;
-	snprintf(sport, sizeof(sport), "%u", port);
-	snprintf(sfirst, sizeof(sfirst), "%u", c->first);
-	snprintf(scount, sizeof(scount), "%u", c->count);
-	snprintf(srate, sizeof(srate), "%.6f", rate);
-	snprintf(stmo, sizeof(stmo), "%u", o->client_timeout_ms);
-	fflush(NULL);
-	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
-	if (!c->pid) {
-		dup2(pin[0], 0);
-		dup2(pout[1], 1);
-		close(pin[0]);
-		close(pin[1]);
-		close(pout[0]);
-		close(pout[1]);
-		execl("/proc/self/exe", "storm", "client", o->addr, sport,
-		      sfirst, scount, srate, stmo, smsg, (char *)NULL);
-		_exit(127);
-	}
-	close(pin[0]);
-	close(pout[1]);
-	c->in = pin[1];
-	c->out = pout[0];
-	return 0;
-}
-
-static void tell(struct child *c, char ch)
-{
-	if (c->in >= 0 && !c->killed && write(c->in, &ch, 1) != 1) {
-		/* a dead child: its EOF will say so */
-	}
-}
-
-/* One line of a child. */
-static void child_line(struct child *c, char *line, struct storm_conn *conns)
-{
-	if (!strcmp(line, "ready")) {
-		c->ready = true;
-	} else if (!strncmp(line, "p ", 2)) {
-		c->progress = (unsigned)strtoul(line + 2, NULL, 10);
-	} else if (!strncmp(line, "handshakes ", 11)) {
-		c->handshakes = true;
-		c->progress = (unsigned)strtoul(line + 11, NULL, 10);
-	} else if (!strncmp(line, "c ", 2)) {
-		char *p = line + 2, *end;
-		unsigned long g = strtoul(p, &end, 10);
-		struct storm_conn r = {0};
-		unsigned long v[3];
-
-		p = end;
-		for (int i = 0; i < 3; i++) {
-			v[i] = strtoul(p, &end, 10);
-			p = end;
-		}
-		r.outcome = (uint8_t)v[0];
-		r.rej_reason = (uint8_t)v[1];
-		r.rej_app = v[2] & 1;
-		r.rej_busy = v[2] & 2;
-		for (int s = 0; s < STORM_T_COUNT; s++) {
-			r.t[s] = strtoull(p, &end, 10);
-			p = end;
-		}
-		if (g >= c->first && g < c->first + c->count)
-			conns[g] = r;
-	} else if (!strncmp(line, "stats ", 6)) {
-		sscanf(line + 6, "%" SCNu64 " %lf %lf", &c->busy_retried,
-		       &c->cpu_s, &c->heap);
-	} else if (!strcmp(line, "end")) {
-		c->ended = true;
-	}
-}
-
-static void child_read(struct child *c, struct storm_conn *conns)
-{
-	ssize_t k = read(c->out, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
-	char *nl, *start;
-
-	if (k <= 0) {
-		c->eof = true;
-		return;
-	}
-	c->len += (size_t)k;
-	c->buf[c->len] = '\0';
-	start = c->buf;
-	while ((nl = strchr(start, '\n'))) {
-		*nl = '\0';
-		child_line(c, start, conns);
-		start = nl + 1;
-	}
-	c->len -= (size_t)(start - c->buf);
-	memmove(c->buf, start, c->len);
-}
-
-/* Reads what the children say until @done(children) or @deadline. */
-static bool pump(struct child *cs, unsigned n, struct storm_conn *conns,
-		 bool (*done)(struct child *, unsigned), uint64_t deadline,
-		 void (*tick)(struct child *, unsigned, void *), void *arg)
-{
-	struct pollfd pf[256];
-	uint64_t next_tick = 0;
-
-	while (!done(cs, n)) {
-		unsigned k = 0;
-
-		if (storm_now_ns() > deadline)
-			return false;
-		for (unsigned i = 0; i < n; i++)
-			if (!cs[i].eof)
-				pf[k++] = (struct pollfd){cs[i].out, POLLIN, 0};
-		if (!k)
-			return done(cs, n);
-		poll(pf, k, 100);
-		for (unsigned i = 0, j = 0; i < n; i++) {
-			if (cs[i].eof)
-				continue;
-			if (pf[j++].revents)
-				child_read(&cs[i], conns);
-		}
-		if (tick && storm_now_ns() >= next_tick) {
-			tick(cs, n, arg);
-			next_tick = storm_now_ns() + 1000000000u;
-		}
-	}
-	return true;
-}
-
-static bool all_ready(struct child *cs, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (!cs[i].ready && !cs[i].eof)
-			return false;
-	return true;
-}
-
-static bool all_handshakes(struct child *cs, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (!cs[i].handshakes && !cs[i].eof && !cs[i].killed)
-			return false;
-	return true;
-}
-
-static bool all_ended(struct child *cs, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (!cs[i].eof)
-			return false;
-	return true;
-}
-
-struct tick_arg {
-	const char *name;
-	uint64_t go;
-	unsigned total;
-};
-
-/* Progress, and the victims' end: killed once they are mid-storm. */
-static void storm_tick(struct child *cs, unsigned n, void *arg)
-{
-	struct tick_arg *t = arg;
-	unsigned done = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		struct child *c = &cs[i];
-
-		done += c->progress;
-		if (c->victim && !c->killed &&
-		    (c->progress >= c->count / 4 ||
-		     storm_now_ns() - t->go > 1000000000u)) {
-			kill(c->pid, SIGKILL);
-			c->killed = true;
-			fprintf(stderr,
-				"storm: %s: killed client %u (pid %d) after "
-				"%u of its %u handshakes\n",
-				t->name, i, (int)c->pid, c->progress, c->count);
-		}
-	}
-	fprintf(stderr, "storm: %s: %u/%u handshakes ended, %.1f s\n", t->name,
-		done, t->total, (storm_now_ns() - t->go) / 1e9);
-}
-
-static void reap(struct child *cs, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++) {
-		if (cs[i].pid > 0) {
-			if (!cs[i].eof)
-				kill(cs[i].pid, SIGKILL);
-			waitpid(cs[i].pid, NULL, 0);
-		}
-		if (cs[i].in >= 0)
-			close(cs[i].in);
-		if (cs[i].out >= 0)
-			close(cs[i].out);
-	}
-}
-
-/* ---------------------------------------------------------------- */
 /* The variant                                                       */
 /* ---------------------------------------------------------------- */
 
@@ -680,7 +454,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	struct child *cs = calloc(o->clients, sizeof(*cs));
 	struct wharf_cm_stats base;
 	struct wharf_qp_res_stats q0, q1;
-	struct tick_arg ta = {.name = r->name, .total = o->conns};
+	struct storm_tick_arg ta = {.name = r->name, .total = o->conns};
 	unsigned nkill = storm_kill_count(o->clients, o->kill), first = 0;
 	double cpu0, heap0, heap1;
 	uint64_t deadline;
@@ -723,7 +497,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		first += c->count;
 		/* The victims are the last clients. */
 		c->victim = i >= o->clients - nkill;
-		err = spawn(c, o, port, o->ramp / o->clients);
+		err = storm_child_spawn(c, o, port, o->ramp / o->clients);
 		if (err) {
 			snprintf(r->error, sizeof(r->error), "fork: %s",
 				 strerror(-err));
@@ -731,7 +505,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		}
 	}
 	deadline = storm_now_ns() + (uint64_t)o->timeout_s * 1000000000u;
-	if (!pump(cs, o->clients, conns, all_ready, deadline, NULL, NULL)) {
+	if (!storm_children_pump(cs, o->clients, conns, storm_children_ready,
+				 deadline, NULL, NULL)) {
 		snprintf(r->error, sizeof(r->error),
 			 "clients not ready in %u s", o->timeout_s);
 		goto out_children;
@@ -742,20 +517,22 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	heap0 = storm_heap_bytes();
 	ta.go = storm_now_ns();
 	for (unsigned i = 0; i < o->clients; i++)
-		tell(&cs[i], 'g');
-	if (!pump(cs, o->clients, conns, all_handshakes, deadline, storm_tick,
-		  &ta))
+		storm_child_tell(&cs[i], 'g');
+	if (!storm_children_pump(cs, o->clients, conns,
+				 storm_children_handshakes, deadline,
+				 storm_children_tick, &ta))
 		snprintf(r->error, sizeof(r->error),
 			 "handshakes not over in %u s", o->timeout_s);
 	heap1 = storm_heap_bytes();
 	res_sum(&s, &q1);
 	for (unsigned i = 0; i < o->clients; i++)
-		tell(&cs[i], 'd');
-	if (!pump(cs, o->clients, conns, all_ended, deadline, NULL, NULL) &&
+		storm_child_tell(&cs[i], 'd');
+	if (!storm_children_pump(cs, o->clients, conns, storm_children_ended,
+				 deadline, NULL, NULL) &&
 	    !r->error[0])
 		snprintf(r->error, sizeof(r->error), "clients not done in %u s",
 			 o->timeout_s);
-	reap(cs, o->clients);
+	storm_children_reap(cs, o->clients);
 	reclaim_check(&s, &base, r);
 	r->server.cpu_s = storm_cpu_s() - cpu0;
 	r->server.heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0;
@@ -807,7 +584,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 			 "the server did not come back to zero");
 	goto out;
 out_children:
-	reap(cs, o->clients);
+	storm_children_reap(cs, o->clients);
 out:
 	srv_stop(&s);
 	free(conns);
