@@ -175,6 +175,11 @@ wharf_run() { # variant shards poll [spin]
 		grep -q "listening on" "$work/tgt.log" && break
 		sleep 0.1
 	done
+	grep -q "listening on" "$work/tgt.log" || {
+		log "wharf-nvmf-tgt did not start:"
+		cat "$work/tgt.log" >&2
+		exit 1
+	}
 	wdev=$(connect "$wnqn" 4421)
 	measure "wharf $1" "$wdev"
 	nvme disconnect -n "$wnqn" >/dev/null

@@ -227,9 +227,11 @@ int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
 			break;
 		case 'D':
 		case 'B':
-			rc = parse_u32(optarg, c == 'D'
-						       ? &a->opts.srq_depth
-						       : &a->opts.data_buffers);
+		case 'S':
+			rc = parse_u32(optarg,
+				       c == 'D'	  ? &a->opts.srq_depth
+				       : c == 'B' ? &a->opts.data_buffers
+						  : &a->opts.adaptive_spin_us);
 			if (rc)
 				fprintf(stderr,
 					"wharf-nvmf-tgt: bad number '%s'\n",
