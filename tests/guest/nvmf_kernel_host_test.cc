@@ -172,7 +172,7 @@ TEST_F(KernelHost, ConnectListFioDisconnect)
 
 	std::string fio = "fio --name=t --filename=/dev/" + dev +
 			  " --ioengine=libaio --direct=1 --bs=4k --iodepth=16"
-			  " --size=16M --numjobs=1 ";
+			  " --size=8M --numjobs=1 ";
 	ASSERT_EQ(0, Sh(fio + "--rw=randwrite --verify=crc32c --do_verify=1"
 			      " --verify_fatal=1",
 			&out, 300))
