@@ -60,6 +60,13 @@
 #define WCM_DEF_TIMEWAIT_MS    10000u
 /* Shard events taken per drain of a shard channel. */
 #define WCM_SHARD_BATCH 32u
+/*
+ * Inbox items (hand-overs, wharf_connect() starts) a shard runs per loop
+ * iteration: a burst of thousands of connects must not keep the shard from
+ * its event channel, whose completions would otherwise wait behind it
+ * while their step timers run out.
+ */
+#define WCM_INBOX_BATCH 8u
 /* Teardown polls for drained QPs this often. */
 #define WCM_TEARDOWN_POLL_NS (5u * 1000000u)
 
@@ -125,6 +132,8 @@ struct wcm_shard {
 	struct wharf_qp_res **res; /* [cm->ndev], created on demand */
 	struct wharf_conn *conns;  /* every connection owned here */
 	_Atomic(struct wcm_inbox_item *) inbox;
+	/* Taken from the inbox, not run yet (FIFO; see wcm_inbox_drain_max). */
+	struct wcm_inbox_item *pend_head, *pend_tail;
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
 	_Atomic uint32_t hs_passive;
@@ -284,7 +293,10 @@ int wcm_shard_poller_start(struct wcm_shard *sh);	  /* on the shard */
 void wcm_shards_stop(struct wharf_cm *cm);
 struct wcm_shard *wcm_shard_cur(struct wharf_cm *cm);
 void wcm_inbox_push(struct wcm_shard *sh, struct wcm_inbox_item *item);
-unsigned wcm_inbox_drain(struct wcm_shard *sh); /* on the shard */
+/* On the shard: run every queued hand-over / connect, in order. */
+unsigned wcm_inbox_drain(struct wcm_shard *sh);
+/* On the shard: run at most @max of them (the loop's share; see below). */
+unsigned wcm_inbox_drain_max(struct wcm_shard *sh, unsigned max);
 uint32_t wcm_rand(struct wcm_shard *sh);
 int wcm_set_nonblock(int fd);
 

@@ -59,33 +59,55 @@ uint32_t wcm_rand(struct wcm_shard *sh)
 	return (uint32_t)(x >> 32);
 }
 
-unsigned wcm_inbox_drain(struct wcm_shard *sh)
+/*
+ * Moves what was pushed since the last call (a LIFO stack) to the end of
+ * the pending FIFO, then runs up to @max items from its head.  Items left
+ * pending keep the poller reporting work (and shard_arm() refuses to let
+ * the shard sleep) until they have run.
+ */
+unsigned wcm_inbox_drain_max(struct wcm_shard *sh, unsigned max)
 {
-	struct wcm_inbox_item *list, *fifo = NULL;
+	struct wcm_inbox_item *list, *fifo = NULL, *tail = NULL;
 	unsigned n = 0;
 
 	list = atomic_exchange_explicit(&sh->inbox, NULL, memory_order_acquire);
 	while (list) { /* LIFO -> FIFO */
 		struct wcm_inbox_item *next = list->next;
 
+		if (!tail)
+			tail = list;
 		list->next = fifo;
 		fifo = list;
 		list = next;
 	}
-	while (fifo) {
-		struct wcm_inbox_item *next = fifo->next;
+	if (fifo) {
+		if (sh->pend_tail)
+			sh->pend_tail->next = fifo;
+		else
+			sh->pend_head = fifo;
+		sh->pend_tail = tail;
+	}
+	while (sh->pend_head && n < max) {
+		struct wcm_inbox_item *it = sh->pend_head;
 
-		fifo->fn(fifo);
-		fifo = next;
+		sh->pend_head = it->next;
+		if (!sh->pend_head)
+			sh->pend_tail = NULL;
+		it->fn(it);
 		n++;
 	}
 	return n;
 }
 
+unsigned wcm_inbox_drain(struct wcm_shard *sh)
+{
+	return wcm_inbox_drain_max(sh, ~0u);
+}
+
 static void inbox_kick(struct wharf_shard *shard, void *arg)
 {
 	(void)shard;
-	wcm_inbox_drain(arg);
+	wcm_inbox_drain_max(arg, WCM_INBOX_BATCH);
 }
 
 void wcm_inbox_push(struct wcm_shard *sh, struct wcm_inbox_item *item)
@@ -112,7 +134,7 @@ static int shard_poll(struct wharf_shard *shard, void *arg)
 		(void)wcm_rcu_attach_thread();
 		sh->rcu_attached = true;
 	}
-	work = (int)wcm_inbox_drain(sh);
+	work = (int)wcm_inbox_drain_max(sh, WCM_INBOX_BATCH);
 	wcm_rcu_publish();
 	return work;
 }
@@ -123,7 +145,8 @@ static int shard_arm(struct wharf_shard *shard, void *arg)
 
 	(void)shard;
 	wcm_rcu_publish();
-	return atomic_load_explicit(&sh->inbox, memory_order_relaxed) != NULL;
+	return sh->pend_head ||
+	       atomic_load_explicit(&sh->inbox, memory_order_relaxed) != NULL;
 }
 
 int wcm_shard_poller_start(struct wcm_shard *sh)

@@ -1,9 +1,10 @@
 /*
  * The shard loop.
  *
- * One iteration runs, each within the budget: due timers, ready fds (epoll
- * with no wait; a busy threaded shard only looks every 16th iteration),
- * queued messages, then every poller; then the shard is in a QSBR quiescent
+ * One iteration runs, each within the budget: ready fds (epoll with no
+ * wait; a busy threaded shard only looks every 16th iteration), due timers
+ * (after the fds, and only on iterations that looked at them while any
+ * are watched), queued messages, then every poller; then the shard is in a QSBR quiescent
  * state.  The threaded loop then decides by poll mode
  * whether to spin or block:
  *
@@ -74,14 +75,24 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
 	unsigned work = 0;
 	int n;
 
+	/*
+	 * Ready fds before due timers: an event that arrived before a
+	 * step's deadline (an rdma_cm completion, say) is handled before the
+	 * deadline is judged.  While busy, timers run only on the
+	 * iterations that looked at the fds (or when nothing is watched),
+	 * for the same reason.
+	 */
 	shard->now_ns = wharf_now_ns();
-	work += wharf_shard_run_timers(shard, budget);
 	if (check_fds) {
 		n = epoll_wait(shard->epfd, ev,
 			       (int)min_u(budget, WHARF_EPOLL_BATCH), 0);
-		if (n > 0)
+		if (n > 0) {
 			work += wharf_shard_dispatch_fds(shard, ev, n);
+			shard->now_ns = wharf_now_ns();
+		}
 	}
+	if (check_fds || !shard->watch_list)
+		work += wharf_shard_run_timers(shard, budget);
 	work += wharf_shard_run_msgs(shard, budget);
 	work += wharf_shard_run_pollers(shard);
 	wharf_shard_sweep(shard);
