@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,19 +34,34 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 	snprintf(srate, sizeof(srate), "%.6f", rate);
 	snprintf(stmo, sizeof(stmo), "%u", o->client_timeout_ms);
 	fflush(NULL);
-	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
-	if (!c->pid) {
-		dup2(pin[0], 0);
-		dup2(pout[1], 1);
+	/*
+	 * posix_spawn, not fork: no atfork handlers run in this threaded
+	 * process (jemalloc's would take every arena lock, which a TSan
+	 * build's deadlock detector cannot track), and nothing but exec
+	 * happens in the child.  The pipes are close-on-exec; dup2 onto
+	 * stdin / stdout clears that for the two the child keeps.
+	 */
+	posix_spawn_file_actions_t fa;
+	char *argv[] = {"storm",      "client", (char *)o->addr, sport,
+			sfirst,	      scount,	srate,		 stmo,
+			(char *)smsg, NULL};
+	int err = posix_spawn_file_actions_init(&fa);
+
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
+	if (!err)
+		err = posix_spawn(&c->pid, "/proc/self/exe", &fa, NULL, argv,
+				  environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
 		close(pin[0]);
 		close(pin[1]);
 		close(pout[0]);
 		close(pout[1]);
-		execl("/proc/self/exe", "storm", "client", o->addr, sport,
-		      sfirst, scount, srate, stmo, smsg, (char *)NULL);
-		_exit(127);
+		c->pid = -1;
+		return -err;
 	}
 	close(pin[0]);
 	close(pout[1]);

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +31,25 @@ static pid_t spawn(const char *bin, const char *role, const char *addr,
 	snprintf(c, sizeof(c), "%u", conns);
 	snprintf(p, sizeof(p), "%u", port);
 	fflush(NULL);
-	pid = fork();
-	if (pid)
-		return pid;
-	dup2(out_fd, 1);
-	dup2(out_fd, 2);
-	execlp(bin, bin, role, addr, "-c", c, "-p", p, (char *)NULL);
-	fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
-	_exit(127);
+	/* posix_spawn, not fork: see storm_child_spawn(). */
+	posix_spawn_file_actions_t fa;
+	char *argv[] = {(char *)bin, (char *)role, (char *)addr, "-c", c, "-p",
+			p,	     NULL};
+	int err = posix_spawn_file_actions_init(&fa);
+
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (!err)
+		err = posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+	if (!err)
+		err = posix_spawnp(&pid, bin, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		fprintf(stderr, "storm: cannot run %s: %s\n", bin,
+			strerror(err));
+		return -1;
+	}
+	return pid;
 }
 
 static double ru_cpu(const struct rusage *ru)
@@ -81,7 +93,7 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 	uint64_t deadline =
 		storm_now_ns() + (uint64_t)o->timeout_s * 1000000000u;
 	struct storm_cmtime t;
-	pid_t spid, cpid;
+	pid_t spid, cpid = -1;
 	bool skilled, ckilled;
 	int err;
 
@@ -97,10 +109,21 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 	fprintf(stderr, "storm: %s: %s -b %s -c %u -p %u and -s\n", r->name,
 		o->cmtime, o->addr, o->conns, port);
 	spid = spawn(o->cmtime, "-b", o->addr, o->conns, port, sout);
-	usleep(500000); /* the server binds and listens */
-	cpid = spawn(o->cmtime, "-s", o->addr, o->conns, port, pc[1]);
+	if (spid > 0) {
+		usleep(500000); /* the server binds and listens */
+		cpid = spawn(o->cmtime, "-s", o->addr, o->conns, port, pc[1]);
+	}
 	close(pc[1]);
 	close(sout);
+	if (spid <= 0 || cpid <= 0) {
+		if (spid > 0) {
+			kill(spid, SIGKILL);
+			waitpid(spid, NULL, 0);
+		}
+		close(pc[0]);
+		free(text);
+		return -ENOENT;
+	}
 	for (;;) {
 		struct pollfd pf = {pc[0], POLLIN, 0};
 		ssize_t k;
