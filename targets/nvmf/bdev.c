@@ -24,6 +24,18 @@ static bool in_range(const struct nvmf_bdev *b, uint64_t off, uint64_t len)
 	return off <= b->size && len <= b->size - off;
 }
 
+/* The RAM ordering word (see struct nvmf_bdev): before an access... */
+static void ram_acquire(struct nvmf_bdev *b)
+{
+	(void)__atomic_load_n(&b->order, __ATOMIC_ACQUIRE);
+}
+
+/* ...and after it. */
+static void ram_release(struct nvmf_bdev *b)
+{
+	(void)__atomic_fetch_add(&b->order, 1, __ATOMIC_RELEASE);
+}
+
 int nvmf_bdev_open_ram(struct nvmf_bdev *b, uint64_t size, uint32_t block_size)
 {
 	void *p;
@@ -96,7 +108,9 @@ int nvmf_bdev_read(struct nvmf_bdev *b, void *buf, uint64_t off, size_t len)
 	if (!in_range(b, off, len))
 		return -ERANGE;
 	if (b->kind == NVMF_BDEV_RAM) {
+		ram_acquire(b);
 		memcpy(buf, b->ram + off, len);
+		ram_release(b);
 		return 0;
 	}
 	while (len) {
@@ -144,7 +158,9 @@ int nvmf_bdev_write(struct nvmf_bdev *b, const void *buf, uint64_t off,
 	if (!in_range(b, off, len))
 		return -ERANGE;
 	if (b->kind == NVMF_BDEV_RAM) {
+		ram_acquire(b);
 		memcpy(b->ram + off, buf, len);
+		ram_release(b);
 		return 0;
 	}
 	rc = pwrite_all(b->fd, buf, off, len);
@@ -198,7 +214,9 @@ int nvmf_bdev_zero(struct nvmf_bdev *b, uint64_t off, uint64_t len,
 	if (!len)
 		return 0;
 	if (b->kind == NVMF_BDEV_RAM) {
+		ram_acquire(b);
 		ram_zero(b, off, len, deallocate);
+		ram_release(b);
 		return 0;
 	}
 	mode = deallocate ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE

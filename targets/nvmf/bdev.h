@@ -31,6 +31,16 @@ struct nvmf_bdev {
 	uint32_t block_size; /* 512 or 4096 */
 	uint8_t *ram;	     /* RAM: the mapping */
 	int fd;		     /* FILE: the descriptor, else -1 */
+	/*
+	 * RAM: every access acquires this before and releases it after.
+	 * Queues on different shards touch the same bytes only when the
+	 * host ordered them (a read issued after the write's completion
+	 * reached it); that order runs through the fabric, where a race
+	 * detector cannot see it, so it is restated here.  Accesses the
+	 * host did not order still race, and are still reported.  Only
+	 * touched through __atomic builtins (this header is C++-clean).
+	 */
+	uint64_t order;
 };
 
 /**
