@@ -182,9 +182,14 @@ bool storm_children_ready(struct child *cs, unsigned n)
 
 bool storm_children_handshakes(struct child *cs, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		if (!cs[i].handshakes && !cs[i].eof && !cs[i].killed)
 			return false;
+		/* A --kill victim dies in this phase, however fast it was
+		 * (storm_children_tick kills it within a second of 'g'). */
+		if (cs[i].victim && !cs[i].killed && !cs[i].eof)
+			return false;
+	}
 	return true;
 }
 
