@@ -2,18 +2,14 @@
 // checked-in seed corpus, mutations of it, and generated inputs made of
 // random but well-formed records (so the command paths are reached, not
 // only the capsule checks). The target aborts on any violated rule.
-#include <dirent.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <random>
-#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/replay_util.h"
 
 namespace
 {
@@ -22,24 +18,7 @@ const char kCorpus[] = "tests/fuzz/corpus/nvmf_fuzz";
 
 std::vector<std::vector<uint8_t>> LoadCorpus()
 {
-	std::vector<std::vector<uint8_t>> out;
-	DIR *d = opendir(kCorpus);
-	if (!d)
-		return out;
-	while (struct dirent *de = readdir(d)) {
-		if (de->d_name[0] == '.')
-			continue;
-		std::string path = std::string(kCorpus) + "/" + de->d_name;
-		FILE *f = fopen(path.c_str(), "rb");
-		if (!f)
-			continue;
-		std::vector<uint8_t> buf(1 << 16);
-		buf.resize(fread(buf.data(), 1, buf.size(), f));
-		fclose(f);
-		out.push_back(buf);
-	}
-	closedir(d);
-	return out;
+	return fuzz_replay::LoadCorpus(kCorpus, 1 << 16);
 }
 
 TEST(NvmfFuzzReplay, SeedCorpus)
@@ -57,23 +36,7 @@ TEST(NvmfFuzzReplay, MutatedCorpus)
 	std::mt19937 rng(4343);
 	for (int i = 0; i < 1500; i++) {
 		std::vector<uint8_t> in = corpus[rng() % corpus.size()];
-		int edits = 1 + rng() % 6;
-		for (int e = 0; e < edits && !in.empty(); e++) {
-			switch (rng() % 4) {
-			case 0:
-				in[rng() % in.size()] ^= 1u << (rng() % 8);
-				break;
-			case 1:
-				in[rng() % in.size()] = (uint8_t)rng();
-				break;
-			case 2:
-				in.resize(rng() % (in.size() + 1));
-				break;
-			default:
-				in.resize(in.size() + rng() % 128,
-					  (uint8_t)rng());
-			}
-		}
+		fuzz_replay::Mutate(rng, &in, 6, 128);
 		LLVMFuzzerTestOneInput(in.data(), in.size());
 	}
 }
