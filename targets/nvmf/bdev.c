@@ -24,17 +24,34 @@ static bool in_range(const struct nvmf_bdev *b, uint64_t off, uint64_t len)
 	return off <= b->size && len <= b->size - off;
 }
 
-/* The RAM ordering word (see struct nvmf_bdev): before an access... */
+/*
+ * The RAM ordering word (see struct nvmf_bdev), in ThreadSanitizer builds
+ * only: elsewhere the verbs calls between a write's completion and the
+ * read the host issues after it already order the CPU accesses, and an
+ * atomic read-modify-write on one line shared by every shard would only
+ * cost.  ram_acquire() before an access, ram_release() after it.
+ */
+#if defined(__SANITIZE_THREAD__)
 static void ram_acquire(struct nvmf_bdev *b)
 {
 	(void)__atomic_load_n(&b->order, __ATOMIC_ACQUIRE);
 }
 
-/* ...and after it. */
 static void ram_release(struct nvmf_bdev *b)
 {
 	(void)__atomic_fetch_add(&b->order, 1, __ATOMIC_RELEASE);
 }
+#else
+static void ram_acquire(struct nvmf_bdev *b)
+{
+	(void)b;
+}
+
+static void ram_release(struct nvmf_bdev *b)
+{
+	(void)b;
+}
+#endif
 
 int nvmf_bdev_open_ram(struct nvmf_bdev *b, uint64_t size, uint32_t block_size)
 {

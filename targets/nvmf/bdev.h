@@ -32,7 +32,8 @@ struct nvmf_bdev {
 	uint8_t *ram;	     /* RAM: the mapping */
 	int fd;		     /* FILE: the descriptor, else -1 */
 	/*
-	 * RAM: every access acquires this before and releases it after.
+	 * RAM, TSan builds: every access acquires this before and
+	 * releases it after.
 	 * Queues on different shards touch the same bytes only when the
 	 * host ordered them (a read issued after the write's completion
 	 * reached it); that order runs through the fabric, where a race
