@@ -6,6 +6,9 @@
  * through RNR NAKs and completes once the buffers are given back
  * (wharf_qp_res_recv_put), after the SRQ limit event fired.
  */
+#include <chrono>
+#include <thread>
+
 #include <cstring>
 #include <vector>
 
@@ -135,6 +138,13 @@ struct Rig {
 		struct wharf_qp_res_stats st = env.stats(kSrv);
 		EXPECT_EQ(st.srq_posted, 0u);
 		EXPECT_EQ(st.recv_held, kDepth);
+		/* The limit event travels the device's async reader to the
+		 * shard on its own path: wait for it (bounded, 10 s). */
+		for (int i = 0; i < 1000 && st.srq_limit_events < 1; i++) {
+			std::this_thread::sleep_for(
+				std::chrono::milliseconds(10));
+			st = env.stats(kSrv);
+		}
 		EXPECT_GE(st.srq_limit_events, 1u) << "SRQ limit event";
 	}
 
