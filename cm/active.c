@@ -145,7 +145,6 @@ static void start_item(struct wcm_inbox_item *item)
 	struct wharf_conn *c =
 		(struct wharf_conn *)((char *)item -
 				      offsetof(struct wharf_conn, inbox));
-	struct wcm_step st;
 	int err;
 
 	c->refs++;
@@ -171,8 +170,7 @@ static void start_item(struct wcm_inbox_item *item)
 	if (c->sh->closing ||
 	    atomic_load_explicit(&c->cm->closing, memory_order_relaxed))
 		c->quiet = true;
-	if (!wcm_conn_on_api(&c->sm, WCM_API_CONNECT, &st))
-		wcm_run(c, &st);
+	wcm_window_enter(c); /* starts it now or when a slot frees */
 	wcm_conn_unref(c);
 }
 

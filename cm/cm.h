@@ -181,7 +181,23 @@ struct wharf_cm_opts {
 	const struct wharf_qp_res_opts *res_opts;
 	/** Shard that reads the devices' async events; default 0. */
 	unsigned async_shard;
+	/**
+	 * Connect window: active handshakes a shard runs at once
+	 * (wharf_connect() calls started there and not yet established or
+	 * ended).  Calls beyond it wait on their shard, in call order, with
+	 * no timer running, and start as earlier handshakes end; their
+	 * time-to-established includes the wait (WHARF_STEP_ADMITTED says
+	 * when they started).  This keeps a burst of connects from flooding
+	 * the kernel's serialised CM queues, where every step would wait
+	 * behind every other connection's and resolve timers would run out
+	 * with their answers still queued.  0 = 64;
+	 * WHARF_CONNECT_WINDOW_NONE = no window.
+	 */
+	unsigned connect_window;
 };
+
+/** wharf_cm_opts.connect_window: start every wharf_connect() at once. */
+#define WHARF_CONNECT_WINDOW_NONE (~0u)
 
 /**
  * wharf_cm_create - create the connection manager of @ctx.
@@ -839,7 +855,10 @@ enum wharf_conn_step {
 	WHARF_STEP_REPLY = 6,
 	/** The connection became ESTABLISHED (before on_established). */
 	WHARF_STEP_ESTABLISHED = 7,
-	WHARF_STEP_COUNT = 8
+	/** Active: the connect window let the handshake start (equal to
+	 * ADOPTED unless it waited; wharf_cm_opts.connect_window). */
+	WHARF_STEP_ADMITTED = 8,
+	WHARF_STEP_COUNT = 9
 };
 
 /**
@@ -909,6 +928,9 @@ struct wharf_cm_stats {
 	uint64_t handshakes;
 	/** Gauge: established connections not yet ended. */
 	uint64_t connections;
+	/** Gauge: wharf_connect() calls waiting for the connect window
+	 * (counted in handshakes too). */
+	uint64_t connects_waiting;
 };
 
 /**

@@ -47,6 +47,7 @@
 
 /* Defaults (see cm.h). */
 #define WCM_DEF_HANDSHAKE_CAP  1024u
+#define WCM_DEF_CONNECT_WINDOW 64u
 #define WCM_DEF_BUSY_RETRY_MS  100u
 #define WCM_DEF_REMOTE_PENALTY 64u
 #define WCM_DEF_BATCH	       32u
@@ -134,6 +135,11 @@ struct wcm_shard {
 	_Atomic(struct wcm_inbox_item *) inbox;
 	/* Taken from the inbox, not run yet (FIFO; see wcm_inbox_drain_max). */
 	struct wcm_inbox_item *pend_head, *pend_tail;
+	/* The connect window (window.c): handshakes holding a slot, and the
+	 * FIFO of those waiting for one. */
+	unsigned win_running;
+	struct wharf_conn *win_head, *win_tail;
+	_Atomic uint32_t win_waiting; /* gauge */
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
 	_Atomic uint32_t hs_passive;
@@ -151,6 +157,7 @@ struct wharf_cm {
 	struct wharf_numa *numa;
 	struct wcm_conn_table *table;
 	unsigned handshake_cap;
+	unsigned connect_window; /* WHARF_CONNECT_WINDOW_NONE: no window */
 	uint32_t busy_retry_after_ms;
 	uint64_t remote_penalty;
 	struct wharf_qp_res_opts res_opts;
@@ -230,6 +237,9 @@ struct wharf_conn {
 	unsigned qps_draining; /* released QPs whose on_closed is pending */
 	bool in_event, destroy_id_pending, freeing;
 	bool in_handshake, counted_conn, quiet;
+	/* Active: connect window slot, or waiting for one (window.c). */
+	bool win_slot, win_waiting;
+	struct wharf_conn *win_prev, *win_next;
 	/* QP. */
 	struct wharf_qp *qp;
 	bool qp_bound, qpn_sent, qp_closed_cb;
@@ -351,6 +361,12 @@ void wcm_busy_reject(struct wharf_conn *c, uint8_t reason);
 
 /* Timestamps a handshake step (wharf_conn_step_ns, api.c). */
 void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step);
+
+/* Connect window (window.c); owner shard only. */
+void wcm_window_enter(struct wharf_conn *c); /* start now or wait */
+void wcm_window_leave(struct wharf_conn *c); /* the handshake ended */
+bool wcm_window_ready(const struct wcm_shard *sh);
+unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max);
 
 /* Helpers. */
 size_t wcm_sockaddr_len(const struct sockaddr *sa);

@@ -135,6 +135,7 @@ static int shard_poll(struct wharf_shard *shard, void *arg)
 		sh->rcu_attached = true;
 	}
 	work = (int)wcm_inbox_drain_max(sh, WCM_INBOX_BATCH);
+	work += (int)wcm_window_admit(sh, WCM_INBOX_BATCH);
 	wcm_rcu_publish();
 	return work;
 }
@@ -145,7 +146,7 @@ static int shard_arm(struct wharf_shard *shard, void *arg)
 
 	(void)shard;
 	wcm_rcu_publish();
-	return sh->pend_head ||
+	return sh->pend_head || wcm_window_ready(sh) ||
 	       atomic_load_explicit(&sh->inbox, memory_order_relaxed) != NULL;
 }
 

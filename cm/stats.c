@@ -38,9 +38,11 @@ static void handshake_over(struct wharf_conn *c)
 	if (c->sm.side == WCM_SIDE_PASSIVE)
 		atomic_fetch_sub_explicit(&c->sh->hs_passive, 1,
 					  memory_order_relaxed);
-	else
+	else {
 		atomic_fetch_sub_explicit(&c->sh->hs_active, 1,
 					  memory_order_relaxed);
+		wcm_window_leave(c);
+	}
 }
 
 static enum wcm_ctr failure_ctr(const struct wharf_conn *c, unsigned error)
@@ -131,6 +133,8 @@ static void fill_shard(struct wharf_cm_stats *s, const struct wcm_shard *sh,
 		atomic_load_explicit(&sh->hs_active, memory_order_relaxed);
 	s->connections +=
 		atomic_load_explicit(&sh->nconns, memory_order_relaxed);
+	s->connects_waiting +=
+		atomic_load_explicit(&sh->win_waiting, memory_order_relaxed);
 }
 
 static int check_out(const struct wharf_cm_stats *out)

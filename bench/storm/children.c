@@ -23,7 +23,7 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 		      uint16_t port, double rate)
 {
 	int pin[2], pout[2];
-	char sport[16], sfirst[16], scount[16], srate[32], stmo[16];
+	char sport[16], sfirst[16], scount[16], srate[32], stmo[16], swin[16];
 	const char *smsg = o->msg ? "1" : "0";
 
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC))
@@ -33,6 +33,10 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 	snprintf(scount, sizeof(scount), "%u", c->count);
 	snprintf(srate, sizeof(srate), "%.6f", rate);
 	snprintf(stmo, sizeof(stmo), "%u", o->client_timeout_ms);
+	if (o->window == STORM_WINDOW_NONE)
+		snprintf(swin, sizeof(swin), "none");
+	else
+		snprintf(swin, sizeof(swin), "%u", o->window);
 	fflush(NULL);
 	/*
 	 * posix_spawn, not fork: no atfork handlers run in this threaded
@@ -42,9 +46,9 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 	 * stdin / stdout clears that for the two the child keeps.
 	 */
 	posix_spawn_file_actions_t fa;
-	char *argv[] = {"storm",      "client", (char *)o->addr, sport,
-			sfirst,	      scount,	srate,		 stmo,
-			(char *)smsg, NULL};
+	char *argv[] = {
+		"storm", "client", (char *)o->addr, sport, sfirst, scount,
+		srate,	 stmo,	   (char *)smsg,    swin,  NULL};
 	int err = posix_spawn_file_actions_init(&fa);
 
 	if (!err)

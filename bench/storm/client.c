@@ -1,12 +1,13 @@
 /*
  * bench/storm/client.c - one client process of a storm.
  *
- *   storm client ADDR PORT FIRST COUNT RATE TIMEOUT_MS MSG
+ *   storm client ADDR PORT FIRST COUNT RATE TIMEOUT_MS MSG WINDOW
  *
  * Connections FIRST .. FIRST+COUNT-1 (the index travels in the REQ's
  * private data) from a context with one shard, RATE per second (0: all at
  * once), busy REJs retried after the server's hint, address and route
- * resolution timeouts TIMEOUT_MS (0: wharf's defaults).  With MSG 1, a
+ * resolution timeouts TIMEOUT_MS (0: wharf's defaults), connect window
+ * WINDOW (0: wharf's default; "none": no window).  With MSG 1, a
  * handshake ends when the server has answered one SEND (both on the
  * client's single shard, so the send buffer needs no lock).  Protocol with the
  * parent, one line each way:
@@ -67,6 +68,7 @@ static struct ibv_mr *msg_mr;
 static void stamp_steps(struct cconn *c, struct wharf_conn *conn)
 {
 	static const int map[][2] = {
+		{WHARF_STEP_ADMITTED, STORM_T_ADMIT},
 		{WHARF_STEP_ID_CREATED, STORM_T_ID},
 		{WHARF_STEP_ADDR_RESOLVED, STORM_T_ADDR},
 		{WHARF_STEP_ROUTE_RESOLVED, STORM_T_ROUTE},
@@ -355,10 +357,10 @@ int storm_client_main(int argc, char **argv)
 	double rate, cpu0, heap0, heap1;
 	int err;
 
-	if (argc != 8 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
+	if (argc != 9 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
 		fprintf(stderr,
 			"usage: storm client ADDR PORT FIRST COUNT RATE "
-			"TIMEOUT_MS MSG\n");
+			"TIMEOUT_MS MSG WINDOW\n");
 		return 2;
 	}
 	port = (unsigned)strtoul(argv[2], NULL, 10);
@@ -367,6 +369,9 @@ int storm_client_main(int argc, char **argv)
 	rate = strtod(argv[5], NULL);
 	timeout_ms = (unsigned)strtoul(argv[6], NULL, 10);
 	with_msg = !strcmp(argv[7], "1");
+	mo.connect_window = !strcmp(argv[8], "none")
+				    ? WHARF_CONNECT_WINDOW_NONE
+				    : (unsigned)strtoul(argv[8], NULL, 10);
 	if (!port || port > 65535 || !count) {
 		fprintf(stderr, "storm client: bad PORT or COUNT\n");
 		return 2;

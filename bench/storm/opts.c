@@ -60,6 +60,11 @@ void storm_usage(FILE *f)
 	      "                 the clients' address and route resolution "
 	      "timeouts\n"
 	      "                 (default: wharf's, 2000 ms each)\n"
+	      "  --window N     each client shard's connect window: handshakes "
+	      "it runs at\n"
+	      "                 once, the rest wait in order ('none': all at "
+	      "once;\n"
+	      "                 default: wharf's, 64)\n"
 	      "  --json FILE    write every variant's numbers as JSON\n"
 	      "  --gnuplot FILE write a gnuplot script (data inline) that "
 	      "draws --png\n"
@@ -172,7 +177,8 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		     strcmp(a, "--json") && strcmp(a, "--addr") &&
 		     strcmp(a, "--cmtime") && strcmp(a, "--variants") &&
 		     strcmp(a, "--timeout") && strcmp(a, "--client-timeout") &&
-		     strcmp(a, "--gnuplot") && strcmp(a, "--png")))
+		     strcmp(a, "--window") && strcmp(a, "--gnuplot") &&
+		     strcmp(a, "--png")))
 			return fail(err, errlen, "unknown option '%s'", a);
 		if (!v)
 			return fail(err, errlen, "%s needs a value", a);
@@ -193,6 +199,11 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 			rc = parse_double(v, 0, 1, &o->kill);
 		} else if (!strcmp(a, "--client-timeout")) {
 			rc = parse_uint(v, 1, 600000, &o->client_timeout_ms);
+		} else if (!strcmp(a, "--window")) {
+			if (!strcmp(v, "none"))
+				o->window = STORM_WINDOW_NONE;
+			else
+				rc = parse_uint(v, 1, 1000000, &o->window);
 		} else if (!strcmp(a, "--timeout")) {
 			rc = parse_uint(v, 1, 86400, &o->timeout_s);
 		} else if (!strcmp(a, "--variants")) {

@@ -34,11 +34,11 @@ const char *storm_outcome_name(enum storm_outcome o)
 const char *storm_stamp_name(enum storm_step s)
 {
 	static const char *const names[STORM_T_COUNT] = {
-		"started",	     "id created",   "address resolved",
-		"route resolved",    "qp ready",     "req sent",
-		"rep received",	     "established",  "message answered",
-		"disconnect called", "disconnected", "destroy called",
-		"destroyed",
+		"started",	    "admitted",		 "id created",
+		"address resolved", "route resolved",	 "qp ready",
+		"req sent",	    "rep received",	 "established",
+		"message answered", "disconnect called", "disconnected",
+		"destroy called",   "destroyed",
 	};
 
 	return (unsigned)s < STORM_T_COUNT ? names[s] : "?";

@@ -13,7 +13,8 @@ static const struct {
 	const char *name;
 	enum storm_step from, to;
 } wharf_steps[STORM_STEP_ROWS] = {
-	{"create id", STORM_T_START, STORM_T_ID},
+	{"window wait", STORM_T_START, STORM_T_ADMIT},
+	{"create id", STORM_T_ADMIT, STORM_T_ID},
 	{"resolve addr", STORM_T_ID, STORM_T_ADDR},
 	{"resolve route", STORM_T_ADDR, STORM_T_ROUTE},
 	{"take qp", STORM_T_ROUTE, STORM_T_QP},

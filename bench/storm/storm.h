@@ -49,10 +49,14 @@ struct storm_opts {
 	unsigned variants;  /* STORM_V_* bits */
 	unsigned timeout_s; /* per variant */
 	unsigned client_timeout_ms; /* clients' resolve timeouts; 0 = wharf's */
+	unsigned window;	    /* clients' connect window; 0 = wharf's */
 	bool quick;
 	bool msg; /* one message each way per connection */
 	bool help;
 };
+
+/* storm_opts.window: --window none. */
+#define STORM_WINDOW_NONE (~0u)
 
 /* Defaults (2,000 connections, 4 clients, every variant, rxe0's address). */
 void storm_opts_init(struct storm_opts *o);
@@ -96,6 +100,7 @@ enum storm_outcome {
 /* Client-side steps, indexes of storm_conn.t. */
 enum storm_step {
 	STORM_T_START = 0, /* just before wharf_connect() */
+	STORM_T_ADMIT,	   /* the connect window let it start */
 	STORM_T_ID,	   /* rdma_create_id() returned */
 	STORM_T_ADDR,	   /* address resolved */
 	STORM_T_ROUTE,	   /* route resolved */
@@ -233,7 +238,7 @@ void storm_json_bool(struct storm_json *j, const char *key, bool v);
 /* A variant's result, printed (report.c)                              */
 /* ------------------------------------------------------------------ */
 
-#define STORM_STEP_ROWS 11
+#define STORM_STEP_ROWS 12
 
 struct storm_side {
 	double cpu_s;	      /* user + system */

@@ -77,6 +77,17 @@ TEST(StormOpts, EveryOption)
 	EXPECT_STREQ("/bin/cm", o.cmtime);
 }
 
+TEST(StormOpts, WindowIsANumberOrNone)
+{
+	storm_opts o;
+	ASSERT_EQ(0, Parse({}, &o, nullptr));
+	EXPECT_EQ(0u, o.window); // wharf's default
+	ASSERT_EQ(0, Parse({"--window", "16"}, &o, nullptr));
+	EXPECT_EQ(16u, o.window);
+	ASSERT_EQ(0, Parse({"--window", "none"}, &o, nullptr));
+	EXPECT_EQ((unsigned)STORM_WINDOW_NONE, o.window);
+}
+
 TEST(StormOpts, QuickUnlessGiven)
 {
 	storm_opts o;
@@ -113,6 +124,9 @@ TEST(StormOpts, BadValuesAreEinvalWithAMessage)
 		{"--variants", "foo"},
 		{"--variants", ","},
 		{"--timeout", "0"},
+		{"--window", "0"},
+		{"--window", "some"},
+		{"--window"},
 		{"--bogus"},
 		{"conns"},
 		{"--conns", "10", "--clients", "11"},
@@ -509,3 +523,25 @@ TEST(StormPrint, NothingEstablishedPrintsTotalsNotPerConnection)
 }
 
 } // namespace
+
+TEST(StormResult, WindowWaitIsItsOwnRowBeforeCreateId)
+{
+	// Called at 1 us, admitted by the connect window at 5 us, id at 6 us:
+	// the wait is not counted as creating the id.
+	storm_conn c = {};
+	c.outcome = STORM_OUT_ESTABLISHED;
+	c.t[STORM_T_START] = 1000;
+	c.t[STORM_T_ADMIT] = 5000;
+	c.t[STORM_T_ID] = 6000;
+	c.t[STORM_T_EST] = 9000;
+	storm_result r = {};
+	uint64_t scratch[1];
+	storm_result_from_conns(&r, &c, 1, scratch);
+	ASSERT_GE(r.nrows, 2u);
+	EXPECT_STREQ("window wait", r.rows[0].name);
+	EXPECT_DOUBLE_EQ(4.0, r.rows[0].min_us);
+	EXPECT_STREQ("create id", r.rows[1].name);
+	EXPECT_DOUBLE_EQ(1.0, r.rows[1].min_us);
+	EXPECT_STREQ("admitted", storm_stamp_name(STORM_T_ADMIT));
+	EXPECT_STREQ("id created", storm_stamp_name(STORM_T_ID));
+}

@@ -1,0 +1,109 @@
+/*
+ * cm/window.c - the connect window: at most cm->connect_window active
+ * handshakes run on a shard at once.
+ *
+ * Why: every active handshake puts work on the kernel's serialised CM
+ * queues (address resolution, the IB CM, the MAD layer; a user QP's move
+ * to RTR waits on the address queue too).  A burst of thousands of
+ * wharf_connect() calls queues them all there at once: each step then
+ * waits behind every other connection's, resolve timers run out with the
+ * answers still queued, and the work done for those connections is lost.
+ * With a window the queues stay short, steps complete within their timers,
+ * and connections start in call order.
+ *
+ * How: a connection adopted by its shard (start_item in active.c) takes a
+ * slot or joins the shard's FIFO of waiters in state IDLE (no timer: it
+ * starts when a running handshake ends, and every running one has a timer
+ * armed).  handshake_over() (stats.c) gives the slot back or unlinks a
+ * waiter destroyed while waiting.  The shard's poller admits waiters while
+ * slots are free, at the top of its loop, never from inside another
+ * connection's step.  Everything here runs on the owner shard; the waiting
+ * gauge is an atomic for wharf_cm_stats().
+ */
+#include "cm/rt.h"
+
+static bool window_full(const struct wcm_shard *sh)
+{
+	unsigned w = sh->cm->connect_window;
+
+	return w != WHARF_CONNECT_WINDOW_NONE && sh->win_running >= w;
+}
+
+/* Starts @c's handshake now (it holds a slot). */
+static void start(struct wharf_conn *c)
+{
+	struct wcm_step st;
+
+	c->win_slot = true;
+	c->sh->win_running++;
+	wcm_stamp(c, WHARF_STEP_ADMITTED);
+	c->refs++;
+	if (!wcm_conn_on_api(&c->sm, WCM_API_CONNECT, &st))
+		wcm_run(c, &st);
+	wcm_conn_unref(c);
+}
+
+void wcm_window_enter(struct wharf_conn *c)
+{
+	struct wcm_shard *sh = c->sh;
+
+	if (!window_full(sh) && !sh->win_head) {
+		start(c);
+		return;
+	}
+	c->win_waiting = true;
+	c->win_next = NULL;
+	c->win_prev = sh->win_tail;
+	if (sh->win_tail)
+		sh->win_tail->win_next = c;
+	else
+		sh->win_head = c;
+	sh->win_tail = c;
+	atomic_fetch_add_explicit(&sh->win_waiting, 1, memory_order_relaxed);
+}
+
+static void unlink_waiter(struct wharf_conn *c)
+{
+	struct wcm_shard *sh = c->sh;
+
+	if (c->win_prev)
+		c->win_prev->win_next = c->win_next;
+	else
+		sh->win_head = c->win_next;
+	if (c->win_next)
+		c->win_next->win_prev = c->win_prev;
+	else
+		sh->win_tail = c->win_prev;
+	c->win_prev = c->win_next = NULL;
+	c->win_waiting = false;
+	atomic_fetch_sub_explicit(&sh->win_waiting, 1, memory_order_relaxed);
+}
+
+void wcm_window_leave(struct wharf_conn *c)
+{
+	if (c->win_waiting)
+		unlink_waiter(c);
+	if (c->win_slot) {
+		c->win_slot = false;
+		c->sh->win_running--;
+	}
+}
+
+bool wcm_window_ready(const struct wcm_shard *sh)
+{
+	return sh->win_head && !window_full(sh);
+}
+
+unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max)
+{
+	unsigned n = 0;
+
+	while (n < max && wcm_window_ready(sh)) {
+		struct wharf_conn *c = sh->win_head;
+
+		unlink_waiter(c);
+		start(c);
+		n++;
+	}
+	return n;
+}

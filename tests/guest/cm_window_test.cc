@@ -1,0 +1,158 @@
+// The connect window on real rdma_cm: a shard runs at most connect_window
+// active handshakes; later wharf_connect() calls wait (no id, no REQ on
+// the wire), start in call order as earlier ones end, and a waiter
+// destroyed while waiting ends as aborted without ever reaching the peer.
+// Teardown with waiters left does not hang.
+#include <atomic>
+
+#include "tests/guest/cm_guest_util.h"
+
+using namespace wharf_cm_test;
+
+namespace
+{
+
+constexpr unsigned kWindow = 2;
+
+class CmWindow : public CmGuest
+{
+      protected:
+	void EditCmOpts(wharf_cm_opts &o) override
+	{
+		o.connect_window = kWindow;
+	}
+
+	// Passive connections on shard 1; requests are held (not decided)
+	// until @accept_now is set, then accepted on arrival.
+	uint16_t HoldingListener(Recorder *srv, std::atomic<bool> *accept_now)
+	{
+		srv->on_request = [accept_now](wharf_conn *c,
+					       const wharf_conn_request *) {
+			if (accept_now->load()) {
+				EXPECT_EQ(0, wharf_accept(c, nullptr));
+			}
+		};
+		return Listen(srv, [](wharf_listen_opts &o) {
+			o.pick_shard = [](const wharf_conn_request *,
+					  const wharf_cm_shard_load *, unsigned,
+					  void *) { return 1; };
+		});
+	}
+
+	// Accepts every request received so far that is still undecided.
+	void AcceptHeld(Recorder &srv)
+	{
+		for (const Rec &r : srv.All())
+			if (r.ev == Ev::Request)
+				OnConn(cm_, r.id, [](wharf_conn *c) {
+					if (c)
+						(void)wharf_accept(c, nullptr);
+				});
+	}
+
+	// Destroys @ids and every passive connection @srv saw, then checks
+	// that every handshake the cm started ended with one outcome.
+	void DestroyAllAndCheckAccounting(Recorder &srv,
+					  const std::vector<uint64_t> &ids)
+	{
+		for (uint64_t id : ids)
+			Destroy(id);
+		for (const Rec &r : srv.All())
+			if (r.ev == Ev::Request)
+				Destroy(r.id);
+		struct wharf_cm_stats s = CmStats(cm_);
+		EXPECT_EQ(0u, s.connects_waiting);
+		EXPECT_EQ(s.requests + s.connects, Finals(s));
+	}
+
+	uint64_t Admitted(uint64_t id)
+	{
+		uint64_t t = 0;
+		OnConn(cm_, id, [&t](wharf_conn *c) {
+			if (c)
+				t = wharf_conn_step_ns(c, WHARF_STEP_ADMITTED);
+		});
+		return t;
+	}
+};
+
+TEST_F(CmWindow, ConnectsBeyondTheWindowWaitAndStartInCallOrder)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	std::atomic<bool> &accept_now = *Keep(new std::atomic<bool>(false));
+	uint16_t port = HoldingListener(&srv, &accept_now);
+	std::vector<uint64_t> ids;
+	for (int i = 0; i < 6; i++)
+		ids.push_back(Connect(&cli, port)); // all on shard 0
+	// Two handshakes reach the peer; four wait, counted as handshakes.
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, kWindow)) << srv.Dump();
+	ASSERT_TRUE(Poll([&] { return CmStats(cm_).connects_waiting == 4; }))
+		<< CmStats(cm_).connects_waiting;
+	EXPECT_EQ(kWindow, srv.Count(Ev::Request));
+	struct wharf_cm_stats s = CmStats(cm_);
+	EXPECT_EQ(6u + kWindow, s.handshakes); // 6 active + 2 held passive
+	for (int i = 2; i < 6; i++) {
+		EXPECT_EQ(0u, Admitted(ids[i])) << i;
+		uint64_t adopted = 0;
+		OnConn(cm_, ids[i], [&adopted](wharf_conn *c) {
+			adopted = wharf_conn_step_ns(c, WHARF_STEP_ADOPTED);
+		});
+		EXPECT_NE(0u, adopted) << i;
+	}
+	// Let them through: each end of a handshake admits the next waiter.
+	accept_now = true;
+	AcceptHeld(srv);
+	for (uint64_t id : ids)
+		ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, id))
+			<< cli.Dump();
+	EXPECT_EQ(6u, srv.Count(Ev::Request));
+	uint64_t prev = 0;
+	for (uint64_t id : ids) {
+		uint64_t t = Admitted(id);
+		EXPECT_NE(0u, t);
+		EXPECT_GE(t, prev); // call order
+		prev = t;
+	}
+	s = CmStats(cm_);
+	EXPECT_EQ(0u, s.connects_waiting);
+	EXPECT_EQ(6u, s.connected);
+	DestroyAllAndCheckAccounting(srv, ids);
+}
+
+TEST_F(CmWindow, WaiterDestroyedWhileWaitingIsAbortedAndNeverSent)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	std::atomic<bool> &accept_now = *Keep(new std::atomic<bool>(false));
+	uint16_t port = HoldingListener(&srv, &accept_now);
+	uint64_t a = Connect(&cli, port), b = Connect(&cli, port);
+	uint64_t c = Connect(&cli, port), d = Connect(&cli, port);
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, kWindow)) << srv.Dump();
+	ASSERT_TRUE(Poll([&] { return CmStats(cm_).connects_waiting == 2; }));
+	Destroy(c);
+	struct wharf_cm_stats s = CmStats(cm_);
+	EXPECT_EQ(1u, s.connects_waiting);
+	EXPECT_EQ(1u, s.aborted);
+	accept_now = true;
+	AcceptHeld(srv);
+	for (uint64_t id : {a, b, d})
+		ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, id))
+			<< cli.Dump();
+	EXPECT_EQ(3u, srv.Count(Ev::Request)); // c never sent its REQ
+	EXPECT_EQ(0u, cli.Count(Ev::Error, c));
+	EXPECT_EQ(0u, CmStats(cm_).connects_waiting);
+	DestroyAllAndCheckAccounting(srv, {a, b, d});
+}
+
+TEST_F(CmWindow, TeardownWithWaitersLeftEnds)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	std::atomic<bool> &accept_now = *Keep(new std::atomic<bool>(false));
+	uint16_t port = HoldingListener(&srv, &accept_now);
+	for (int i = 0; i < 5; i++)
+		Connect(&cli, port);
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, kWindow)) << srv.Dump();
+	ASSERT_TRUE(Poll([&] { return CmStats(cm_).connects_waiting == 3; }));
+	// TearDown destroys the cm with 2 handshakes held and 3 waiting.
+}
+
+} // namespace
