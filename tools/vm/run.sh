@@ -92,8 +92,19 @@ console=$logdir/console.log
 } >"$share/cmd.sh"
 
 case "${WHARF_VM_ACCEL:-tcg}" in
-kvm) accel=(-accel kvm -cpu host) ;;
-tcg) accel=(-accel tcg,thread=multi -cpu max) ;;
+kvm)
+	accel=(-accel kvm -cpu host)
+	kclock=""
+	;;
+tcg)
+	accel=(-accel tcg,thread=multi -cpu max)
+	# TCG's vCPU TSCs all read the host's TSC, but the guest kernel's
+	# boot-time sync check calls them unsynchronized and falls back to
+	# HPET: every clock_gettime() becomes a syscall plus an emulated MMIO
+	# read (the storm's timestamps, the kernel's own timekeeping).
+	# tests/guest/vm_clock_test checks the clock stays monotonic.
+	kclock="tsc=reliable"
+	;;
 *)
 	echo "run.sh: WHARF_VM_ACCEL must be tcg or kvm" >&2
 	exit 2
@@ -133,7 +144,7 @@ trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
 qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "$mem" "${numa_args[@]}" \
 	-nodefaults -display none -monitor none -no-reboot -nic none \
 	-kernel "$vmdir/vmlinuz" -initrd "$vmdir/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=4 wharf.init=$here/guest-init.sh" \
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 $kclock wharf.init=$here/guest-init.sh" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$share,mount_tag=work,security_model=none" \
 	-serial "file:$rundir/console.log" -serial "file:$out" \
