@@ -102,6 +102,21 @@ int wharf_qp_post_send(struct wharf_qp *qp, struct wharf_wr *wr,
 	return err;
 }
 
+int wharf_qp_post_send_inv(struct wharf_qp *qp, struct wharf_wr *wr,
+			   const struct ibv_sge *sgl, unsigned nsge,
+			   uint32_t rkey)
+{
+	int err;
+
+	if (qp && !(qp->res->dev->attr.device_cap_flags &
+		    IBV_DEVICE_MEM_MGT_EXTENSIONS))
+		return -EOPNOTSUPP;
+	err = post(qp, wr, WHARF_WR_SEND_INV, sgl, nsge);
+	if (!err)
+		wr->rkey = rkey;
+	return err;
+}
+
 int wharf_qp_post_write(struct wharf_qp *qp, struct wharf_wr *wr,
 			const struct ibv_sge *sgl, unsigned nsge,
 			uint64_t remote_addr, uint32_t rkey, bool with_imm,
@@ -140,6 +155,7 @@ static void to_ibv(const struct wharf_wr *wr, struct ibv_send_wr *s)
 		[WHARF_WR_RDMA_WRITE] = IBV_WR_RDMA_WRITE,
 		[WHARF_WR_RDMA_WRITE_IMM] = IBV_WR_RDMA_WRITE_WITH_IMM,
 		[WHARF_WR_RDMA_READ] = IBV_WR_RDMA_READ,
+		[WHARF_WR_SEND_INV] = IBV_WR_SEND_WITH_INV,
 	};
 
 	memset(s, 0, sizeof(*s));
@@ -150,9 +166,20 @@ static void to_ibv(const struct wharf_wr *wr, struct ibv_send_wr *s)
 	s->send_flags = IBV_SEND_SIGNALED | wr->send_flags;
 	if (wr->op == WHARF_WR_SEND_IMM || wr->op == WHARF_WR_RDMA_WRITE_IMM)
 		s->imm_data = wr->imm_be;
-	if (wr->op >= WHARF_WR_RDMA_WRITE) {
+	switch ((enum wharf_wr_op)wr->op) {
+	case WHARF_WR_RDMA_WRITE:
+	case WHARF_WR_RDMA_WRITE_IMM:
+	case WHARF_WR_RDMA_READ:
 		s->wr.rdma.remote_addr = wr->remote_addr;
 		s->wr.rdma.rkey = wr->rkey;
+		break;
+	case WHARF_WR_SEND_INV:
+		s->invalidate_rkey = wr->rkey;
+		break;
+	case WHARF_WR_NONE:
+	case WHARF_WR_SEND:
+	case WHARF_WR_SEND_IMM:
+		break;
 	}
 }
 

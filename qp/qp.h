@@ -458,6 +458,8 @@ enum wharf_wr_op {
 	WHARF_WR_RDMA_WRITE = 3,
 	WHARF_WR_RDMA_WRITE_IMM = 4,
 	WHARF_WR_RDMA_READ = 5,
+	/** SEND with Invalidate: the peer's @rkey is invalidated on arrival. */
+	WHARF_WR_SEND_INV = 6,
 };
 
 /**
@@ -478,7 +480,8 @@ struct wharf_wr {
 	uint16_t send_flags;
 	/** Library: immediate data, network byte order. */
 	uint32_t imm_be;
-	/** Library: remote key (RDMA READ/WRITE). */
+	/** Library: remote key (RDMA READ/WRITE; the key a SEND with
+	 * Invalidate invalidates). */
 	uint32_t rkey;
 	/** Library: completion status (enum ibv_wc_status) once done. */
 	uint32_t status;
@@ -723,6 +726,21 @@ int wharf_qp_cm_accept_ready(struct wharf_qp *qp, struct rdma_cm_id *id,
 int wharf_qp_post_send(struct wharf_qp *qp, struct wharf_wr *wr,
 		       const struct ibv_sge *sgl, unsigned nsge, bool with_imm,
 		       uint32_t imm);
+
+/**
+ * wharf_qp_post_send_inv - queue a SEND of @sgl that invalidates the
+ * peer's memory key @rkey on arrival (IBV_WR_SEND_WITH_INV): the peer's
+ * completion carries IBV_WC_WITH_INV and @rkey, and it need not post a
+ * LOCAL_INV of its own (NVMe-oF hosts ask for this with keyed SGL subtype
+ * Fh).  Ordered after every WR posted before it on @qp, like any SEND.
+ * Return: as wharf_qp_post_send(), and -EOPNOTSUPP when the device has no
+ * memory management extensions (IBV_DEVICE_MEM_MGT_EXTENSIONS): send
+ * without invalidation then.
+ * Context: as wharf_qp_post_send().
+ */
+int wharf_qp_post_send_inv(struct wharf_qp *qp, struct wharf_wr *wr,
+			   const struct ibv_sge *sgl, unsigned nsge,
+			   uint32_t rkey);
 
 /**
  * wharf_qp_post_write - queue an RDMA WRITE of @sgl to @remote_addr/@rkey

@@ -310,6 +310,7 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
 		s.wc_errors += atomic_load(&n->wc_errors);
 		s.kills += atomic_load(&n->kills);
 		s.handoff_retries += atomic_load(&n->handoff_retries);
+		s.responses_inv += atomic_load(&n->responses_inv);
 	}
 	if (out && out->size >= sizeof(s))
 		*out = s;

@@ -66,6 +66,7 @@ struct nvmf_rdma_stats {
 	uint64_t wc_errors;	  /* work requests that completed in error */
 	uint64_t kills;		  /* queues killed by the core (kato, reset) */
 	uint64_t handoff_retries; /* hand-overs left to the sweep */
+	uint64_t responses_inv;	  /* of responses: SEND with Invalidate */
 };
 
 /**

@@ -94,6 +94,7 @@ struct nr_counters {
 	atomic_uint_fast64_t queues, bufs_in_use, accepted, rejected;
 	atomic_uint_fast64_t capsules, rdma_reads, rdma_writes, responses;
 	atomic_uint_fast64_t buf_waits, wc_errors, kills, handoff_retries;
+	atomic_uint_fast64_t responses_inv;
 };
 
 struct nr_shard {

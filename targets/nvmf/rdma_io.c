@@ -3,9 +3,12 @@
  * RDMA READ / WRITE of keyed data, completions out, held requests and
  * kills handed to the owner shard (the slot life is in rdma_int.h).
  *
- * Responses are plain SENDs: a host that asked for remote invalidation
- * (keyed SGL subtype Fh) sees no IB_WC_WITH_INVALIDATE and invalidates
- * its MR itself, which Linux's nvme-rdma and SPDK both do.
+ * A host that asked for remote invalidation (keyed SGL subtype Fh) gets
+ * its response as a SEND with Invalidate of the SGL's key, after the data
+ * (same QP, so ordered): it then need not post a LOCAL_INV and wait for it
+ * before completing the I/O, which Linux's nvme-rdma otherwise does for
+ * every read.  On a device without memory management extensions the
+ * response is a plain SEND and the host invalidates by itself.
  */
 #include <errno.h>
 #include <string.h>
@@ -90,8 +93,16 @@ static int do_send(struct nr_slot *s, struct nr_wr *w)
 		.lkey = s->nq->mr->lkey,
 	};
 
-	return wharf_qp_post_send(wharf_conn_qp(s->nq->conn), &w->wr, &sge, 1,
-				  false, 0);
+	struct wharf_qp *qp = wharf_conn_qp(s->nq->conn);
+
+	if (s->req.rdma_invalidate) {
+		int err = wharf_qp_post_send_inv(qp, &w->wr, &sge, 1,
+						 s->req.rdma_key);
+
+		if (err != -EOPNOTSUPP)
+			return err;
+	}
+	return wharf_qp_post_send(qp, &w->wr, &sge, 1, false, 0);
 }
 
 static int do_data(struct nr_slot *s, struct nr_wr *w)
@@ -227,9 +238,11 @@ void nr_on_send_done(struct wharf_conn *conn, struct wharf_wr *wr, void *arg)
 	nq->wr_inflight--;
 	if (!ok)
 		atomic_fetch_add(&nq->sh->n.wc_errors, 1);
-	else if (w == &s->rsp_wr)
+	else if (w == &s->rsp_wr) {
 		atomic_fetch_add(&nq->sh->n.responses, 1);
-	else if (s->reading)
+		if (wr->op == WHARF_WR_SEND_INV)
+			atomic_fetch_add(&nq->sh->n.responses_inv, 1);
+	} else if (s->reading)
 		atomic_fetch_add(&nq->sh->n.rdma_reads, 1);
 	else
 		atomic_fetch_add(&nq->sh->n.rdma_writes, 1);

@@ -21,7 +21,7 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       "held=%llu bufs=%llu ctrls_created=%llu connects_failed=%llu "
 	       "kato_expired=%llu dropped=%llu accepted=%llu rejected=%llu "
 	       "capsules=%llu reads=%llu writes=%llu responses=%llu "
-	       "buf_waits=%llu wc_errors=%llu kills=%llu\n",
+	       "responses_inv=%llu buf_waits=%llu wc_errors=%llu kills=%llu\n",
 	       when, (unsigned long long)t.ctrls, (unsigned long long)s.queues,
 	       (unsigned long long)t.reqs, (unsigned long long)t.held,
 	       (unsigned long long)s.bufs_in_use,
@@ -32,8 +32,10 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       (unsigned long long)s.rejected, (unsigned long long)s.capsules,
 	       (unsigned long long)s.rdma_reads,
 	       (unsigned long long)s.rdma_writes,
-	       (unsigned long long)s.responses, (unsigned long long)s.buf_waits,
-	       (unsigned long long)s.wc_errors, (unsigned long long)s.kills);
+	       (unsigned long long)s.responses,
+	       (unsigned long long)s.responses_inv,
+	       (unsigned long long)s.buf_waits, (unsigned long long)s.wc_errors,
+	       (unsigned long long)s.kills);
 	fflush(stdout);
 }
 

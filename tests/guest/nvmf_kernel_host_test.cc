@@ -182,6 +182,15 @@ TEST_F(KernelHost, ConnectListFioDisconnect)
 	EXPECT_NE(std::string::npos, out.find("err= 0")) << out;
 	std::map<std::string, uint64_t> s = tgt_->Stats();
 	EXPECT_GT(s["reads"] + s["writes"], 0u); // data moved by RDMA
+	// nvme-rdma maps each read with a fast-registration MR and asks for
+	// remote invalidation (keyed SGL subtype Fh): the responses invalidate
+	// that key, and the kernel accepted them (it logs any key that is not
+	// the MR's and resets the controller, which fio would have seen).
+	EXPECT_GT(s["responses_inv"], 0u);
+	std::string dmesg;
+	ASSERT_EQ(0, Sh("dmesg", &dmesg));
+	EXPECT_EQ(std::string::npos, dmesg.find("Bogus remote invalidation"))
+		<< dmesg.substr(dmesg.size() > 2000 ? dmesg.size() - 2000 : 0);
 
 	ASSERT_EQ(0, Disconnect(&out)) << out;
 	EXPECT_NE(std::string::npos, out.find("disconnected 1 controller"))
