@@ -13,19 +13,27 @@
 #          -w 'SHARDS:POLL[:SPIN_US] ...' wharf variants measured in the
 #             same boot (POLL: event|busy|adaptive; default '2:event'),
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
+#          -u (no CPU partition: shards placed by wharf, fio anywhere)
+# CPU partition (default): a variant with S shards pins them to CPUs
+# 0..S-1 (--cpus) and fio to the other CPUs, the way a target and its
+# initiators own separate cores; with no CPU left over fio runs anywhere.
+# The kernel target is measured with the same fio CPUs as each variant
+# (once per distinct set), so every ratio compares equal fio placement.
 # Progress on stderr; the table and a summary line on stdout.
 set -euo pipefail
 
 runtime=20
 variants="2:event"
 tgt=
-while getopts "r:w:b:h" o; do
+partition=1
+while getopts "r:w:b:uh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	w) variants=$OPTARG ;;
 	b) tgt=$OPTARG ;;
+	u) partition=0 ;;
 	h)
-		sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
@@ -118,9 +126,12 @@ connect() { # nqn port
 # fio on $1, rw $2, depth $3 -> "IOPS P99_US" on stdout (terse v3:
 # read IOPS in field 8, its clat percentiles in 18-37; write 49, 59-78;
 # awk, not python: interpreters start slowly in a TCG guest).
+# fio's CPUs: $fio_cpus (empty: anywhere).
+fio_cpus=
 run_fio() {
 	local out=$work/fio.terse
-	fio --name=b --filename="$1" --ioengine=libaio --direct=1 --bs=4k \
+	fio ${fio_cpus:+--cpus_allowed="$fio_cpus"} \
+		--name=b --filename="$1" --ioengine=libaio --direct=1 --bs=4k \
 		--rw="$2" --iodepth="$3" --numjobs=1 --size=64M --time_based \
 		--runtime="$runtime" --ramp_time=2 --output-format=terse \
 		--terse-version=3 >"$out" 2>"$work/fio.err" || {
@@ -161,15 +172,36 @@ echo ipv4 >"$cfs/ports/1/addr_adrfam"
 echo $addr >"$cfs/ports/1/addr_traddr"
 echo 4420 >"$cfs/ports/1/addr_trsvcid"
 ln -s "$cfs/subsystems/$knqn" "$cfs/ports/1/subsystems/$knqn"
-kdev=$(connect "$knqn" 4420)
-measure kernel "$kdev"
-nvme disconnect -n "$knqn" >/dev/null
+
+ncpu=$(nproc)
+# "SHARD_CPUS FIO_CPUS" for a variant with $1 shards (empty: unpinned).
+placement() {
+	if [ "$partition" = 1 ] && [ "$1" -lt "$ncpu" ]; then
+		echo "0-$(($1 - 1)) $1-$((ncpu - 1))"
+	else
+		echo "- -"
+	fi
+}
+declare -A kernel_done
+kernel_measure() { # fio_cpus ("-": anywhere)
+	[ -n "${kernel_done[$1]:-}" ] && return 0
+	fio_cpus=${1#-}
+	log "kernel nvmet-rdma, fio on CPUs ${fio_cpus:-any}"
+	kdev=$(connect "$knqn" 4420)
+	measure "kernel@$1" "$kdev"
+	nvme disconnect -n "$knqn" >/dev/null
+	kernel_done[$1]=1
+}
 
 # --- wharf-nvmf-tgt on RAM, one run per variant ----------------------------
-wharf_run() { # variant shards poll [spin]
-	log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $2 shards, poll $3"
+wharf_run() { # variant shards poll spin shard_cpus fio_cpus
+	local scpus=${5#-}
+	fio_cpus=${6#-}
+	log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $2 shards" \
+		"(CPUs ${scpus:-by wharf}), poll $3; fio on CPUs ${fio_cpus:-any}"
 	"$tgt" -l $addr:4421 -s "$wnqn" -n '1 ram:64M' -A -t "$2" -p "$3" \
-		${4:+--spin-us "$4"} >"$work/tgt.log" 2>&1 &
+		${4:+--spin-us "$4"} ${scpus:+--cpus "$scpus"} \
+		>"$work/tgt.log" 2>&1 &
 	tgt_pid=$!
 	for i in $(seq 1 100); do
 		grep -q "listening on" "$work/tgt.log" && break
@@ -188,22 +220,29 @@ wharf_run() { # variant shards poll [spin]
 	tgt_pid=
 	grep "stats at exit" "$work/tgt.log" >&2 || true
 }
+declare -A fio_of
 for v in $variants; do
 	IFS=: read -r sh pm spin <<<"$v"
-	wharf_run "$v" "$sh" "$pm" "$spin"
+	read -r scpus fcpus <<<"$(placement "$sh")"
+	fio_of[$v]=$fcpus
+	kernel_measure "$fcpus"
+	wharf_run "$v" "$sh" "$pm" "$spin" "$scpus" "$fcpus"
 done
 
 # --- table -------------------------------------------------------------------
-printf '%-14s %-14s %12s %12s %14s %14s %7s\n' "fio 4k" "wharf shards:poll" \
-	"kernel IOPS" "wharf IOPS" "kernel p99 us" "wharf p99 us" "ratio"
+printf '%-14s %-14s %-8s %12s %12s %14s %14s %7s\n' "fio 4k" \
+	"wharf shards:poll" "fio CPUs" "kernel IOPS" "wharf IOPS" \
+	"kernel p99 us" "wharf p99 us" "ratio"
 for v in $variants; do
 	min=
+	f=${fio_of[$v]}
 	for c in $cases; do
-		read -r ki kp <<<"${res[kernel:$c]}"
+		read -r ki kp <<<"${res[kernel@$f:$c]}"
 		read -r wi wp <<<"${res[wharf $v:$c]}"
 		ratio=$(awk -v a="$wi" -v b="$ki" 'BEGIN {printf "%.2f", b ? a / b : 0}')
-		printf '%-14s %-14s %12s %12s %14s %14s %6sx\n' "${c/:/ QD}" \
-			"$v" "$ki" "$wi" "$kp" "$wp" "$ratio"
+		printf '%-14s %-14s %-8s %12s %12s %14s %14s %6sx\n' \
+			"${c/:/ QD}" "$v" "${f/#-/any}" "$ki" "$wi" "$kp" "$wp" \
+			"$ratio"
 		min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
 	done
 	echo "summary: wharf-nvmf-tgt $v vs nvmet-rdma: lowest IOPS" \

@@ -196,6 +196,50 @@ static int do_shards(struct line_ctx *c)
 	return 0;
 }
 
+/* "cpus LIST": comma-separated CPU indexes and A-B ranges, no empty item. */
+static int do_cpus(struct line_ctx *c)
+{
+	char list[NVMF_CFG_LINE_MAX + 1];
+	uint32_t n = 0;
+	char *tok;
+
+	if (need_args(c, 1, 1, "cpus LIST (e.g. 0,2-3)"))
+		return -EINVAL;
+	snprintf(list, sizeof(list), "%s", c->w[1]);
+	tok = list;
+	for (;;) {
+		char *comma = strchr(tok, ',');
+		char *dash;
+		uint32_t lo, hi;
+
+		if (comma)
+			*comma = '\0';
+		dash = strchr(tok, '-');
+		if (dash)
+			*dash = '\0';
+		if (parse_uint(tok, 0, NVMF_CFG_MAX_CPU, &lo) ||
+		    parse_uint(dash ? dash + 1 : tok, 0, NVMF_CFG_MAX_CPU,
+			       &hi) ||
+		    hi < lo)
+			return fail(c,
+				    "cpus: \"%s\" is not a list of CPUs "
+				    "0..%d and ranges A-B",
+				    c->w[1], NVMF_CFG_MAX_CPU);
+		for (uint32_t cpu = lo; cpu <= hi; cpu++) {
+			if (n == NVMF_CFG_MAX_SHARDS)
+				return fail(c, "cpus: more than %d entries",
+					    NVMF_CFG_MAX_SHARDS);
+			c->cfg->cpus[n++] = (uint16_t)cpu;
+		}
+		if (!comma)
+			break;
+		tok = comma + 1;
+	}
+	c->cfg->ncpus = n;
+	c->cfg->cpus_line = c->lineno;
+	return 0;
+}
+
 /* A directive with one number in [lo, hi] (queue-depth, io-queues). */
 static int do_number(struct line_ctx *c, uint32_t lo, uint32_t hi,
 		     uint32_t *out)
@@ -485,11 +529,17 @@ int nvmf_config_line(struct nvmf_config *cfg, const char *line,
 		const char *word;
 		int (*fn)(struct line_ctx *c);
 	} table[] = {
-		{"listen", do_listen},	       {"shards", do_shards},
-		{"in-capsule", do_in_capsule}, {"max-io-size", do_max_io_size},
-		{"subsystem", do_subsystem},   {"serial", do_serial},
-		{"model", do_model},	       {"namespace", do_namespace},
-		{"allow-host", do_allow_host}, {"allow-any-host", do_allow_any},
+		{"listen", do_listen},
+		{"shards", do_shards},
+		{"cpus", do_cpus},
+		{"in-capsule", do_in_capsule},
+		{"max-io-size", do_max_io_size},
+		{"subsystem", do_subsystem},
+		{"serial", do_serial},
+		{"model", do_model},
+		{"namespace", do_namespace},
+		{"allow-host", do_allow_host},
+		{"allow-any-host", do_allow_any},
 	};
 	struct line_ctx c = {
 		.cfg = cfg, .lineno = lineno, .err = err, .errlen = errlen};
@@ -531,6 +581,11 @@ int nvmf_config_finish(struct nvmf_config *cfg, char *err, size_t errlen)
 		return fail(&c, "no \"listen ADDRESS [PORT]\" line");
 	if (!cfg->nsubsys)
 		return fail(&c, "no \"subsystem NQN\" block");
+	if (cfg->ncpus && cfg->shards && cfg->shards != cfg->ncpus) {
+		c.lineno = cfg->cpus_line;
+		return fail(&c, "cpus: %u CPUs listed for %u shards",
+			    cfg->ncpus, cfg->shards);
+	}
 	for (size_t i = 0; i < cfg->nsubsys; i++) {
 		const struct nvmf_cfg_subsys *s = &cfg->subsys[i];
 

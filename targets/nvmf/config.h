@@ -6,6 +6,9 @@
  *   listen 198.18.0.1 4420      # address [port]; port 4420 by default;
  *                               # IPv4 or IPv6; up to 16 lines
  *   shards 2                    # shard threads; "auto": one per core
+ *   cpus 0,2-3                  # pin shard i to the i-th CPU listed (OS
+ *                               # indexes 0..1023, "A-B" ranges, repeats
+ *                               # share a CPU); shards must match if given
  *   queue-depth 128             # largest I/O queue, entries (2..1024)
  *   io-queues 8                 # I/O queues per controller (1..1024)
  *   in-capsule 4096             # in-capsule data per I/O capsule, bytes
@@ -47,6 +50,7 @@ extern "C" {
 #define NVMF_CFG_MAX_SUBSYS 64
 #define NVMF_CFG_MAX_HOSTS  1024
 #define NVMF_CFG_MAX_SHARDS 1024
+#define NVMF_CFG_MAX_CPU    1023 /* highest CPU index a "cpus" line takes */
 #define NVMF_CFG_LINE_MAX   1024
 #define NVMF_MAX_NSID	    1024
 #define NVMF_DEFAULT_PORT   4420
@@ -85,6 +89,10 @@ struct nvmf_config {
 	struct nvmf_cfg_listen listen[NVMF_CFG_MAX_LISTEN];
 	size_t nlisten;
 	uint32_t shards; /* 0 = auto */
+	/* "cpus": shard i runs on cpus[i]; ncpus 0 = placement policy. */
+	uint16_t cpus[NVMF_CFG_MAX_SHARDS];
+	uint32_t ncpus;
+	unsigned int cpus_line;
 	uint32_t queue_depth;
 	uint32_t io_queues;
 	uint32_t in_capsule;

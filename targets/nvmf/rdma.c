@@ -184,6 +184,7 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	struct wharf_ctx_opts co;
 	struct wharf_qp_res_opts ro = {.size = sizeof(ro)};
 	struct wharf_cm_opts mo = {.size = sizeof(mo)};
+	int cpus[NVMF_CFG_MAX_SHARDS];
 	uint32_t icd;
 	int rc;
 
@@ -196,11 +197,18 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	r->max_xfer = nvmf_tgt_max_xfer(r->tgt);
 	wharf_ctx_opts_init(&co);
 	co.nshards = cfg->shards;
+	if (cfg->ncpus) { /* the ctx copies them */
+		for (uint32_t i = 0; i < cfg->ncpus; i++)
+			cpus[i] = cfg->cpus[i];
+		co.cpus = cpus;
+		co.ncpus = cfg->ncpus;
+	}
 	co.poll_mode = r->opts.poll_mode;
 	co.adaptive_spin_us = r->opts.adaptive_spin_us;
 	rc = wharf_ctx_create(&co, &r->ctx);
 	if (rc) {
-		snprintf(err, errlen, "shards: %s", strerror(-rc));
+		snprintf(err, errlen, "shards%s: %s", cfg->ncpus ? "/cpus" : "",
+			 strerror(-rc));
 		return rc;
 	}
 	r->nshards = wharf_ctx_shard_count(r->ctx);

@@ -30,6 +30,8 @@ void tgt_usage(FILE *f)
 	      "  -A, --allow-any-host    allow every host (explicit)\n"
 	      "  -t, --shards N|auto     shard threads (default: one per "
 	      "core)\n"
+	      "      --cpus LIST         pin shard i to the i-th CPU of LIST "
+	      "(e.g. 0,2-3)\n"
 	      "  -q, --queue-depth N     largest I/O queue (default 128)\n"
 	      "  -i, --io-queues N       I/O queues per controller (default "
 	      "8)\n"
@@ -47,7 +49,8 @@ void tgt_usage(FILE *f)
 	      "\n"
 	      "Config file: one directive per line, '#' comments:\n"
 	      "  listen 198.18.0.1 4420\n"
-	      "  shards 2 | queue-depth 128 | io-queues 8 | in-capsule 4096 | "
+	      "  shards 2 | cpus 0-1 | queue-depth 128 | io-queues 8 | "
+	      "in-capsule 4096 | "
 	      "max-io-size 128K\n"
 	      "  subsystem nqn.2024-01.io.wharf:disk0\n"
 	      "    serial WHARF0001\n"
@@ -109,6 +112,7 @@ static const struct option longopts[] = {
 	{"allow-host", required_argument, NULL, 'a'},
 	{"allow-any-host", no_argument, NULL, 'A'},
 	{"shards", required_argument, NULL, 't'},
+	{"cpus", required_argument, NULL, 'C'},
 	{"queue-depth", required_argument, NULL, 'q'},
 	{"io-queues", required_argument, NULL, 'i'},
 	{"in-capsule", required_argument, NULL, 'I'},
@@ -205,6 +209,9 @@ int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
 			break;
 		case 't':
 			rc = flag_line(a, "shards %s", optarg);
+			break;
+		case 'C':
+			rc = flag_line(a, "cpus %s", optarg);
 			break;
 		case 'q':
 			rc = flag_line(a, "queue-depth %s", optarg);

@@ -205,6 +205,50 @@ TEST(NvmfConfig, GlobalNumberErrors)
 		  Err("shards 1 2\n"));
 }
 
+TEST(NvmfConfig, CpusListsAndRanges)
+{
+	nvmf_config cfg;
+	char err[512] = "";
+	std::string text = Head("cpus 3,0-1,1\n");
+	ASSERT_EQ(0, nvmf_config_parse(text.data(), text.size(), "t.conf", &cfg,
+				       err, sizeof(err)))
+		<< err;
+	ASSERT_EQ(4u, cfg.ncpus);
+	EXPECT_EQ(3, cfg.cpus[0]);
+	EXPECT_EQ(0, cfg.cpus[1]);
+	EXPECT_EQ(1, cfg.cpus[2]);
+	EXPECT_EQ(1, cfg.cpus[3]); // a repeat shares a CPU
+	EXPECT_EQ(0u, cfg.shards); // auto: one shard per CPU listed
+	nvmf_config_free(&cfg);
+
+	text = Head("shards 2\ncpus 1-2\n");
+	ASSERT_EQ(0, nvmf_config_parse(text.data(), text.size(), "t.conf", &cfg,
+				       err, sizeof(err)))
+		<< err;
+	EXPECT_EQ(2u, cfg.ncpus);
+	nvmf_config_free(&cfg);
+
+	nvmf_config_init(&cfg, "flags");
+	EXPECT_EQ(0u, cfg.ncpus); // default: the placement policy
+	nvmf_config_free(&cfg);
+}
+
+TEST(NvmfConfig, CpusErrors)
+{
+	const char *bad = "is not a list of CPUs 0..1023 and ranges A-B";
+	for (const char *l : {"x", "1,", ",1", "2-1", "1-", "-1", "1024",
+			      "0-1024", "1--2", "1,,2"})
+		EXPECT_EQ(std::string("t.conf:1: cpus: \"") + l + "\" " + bad,
+			  Err(std::string("cpus ") + l + "\n"))
+			<< l;
+	EXPECT_EQ("t.conf:1: cpus: more than 1024 entries",
+		  Err("cpus 0-1023,0\n"));
+	EXPECT_EQ("t.conf:1: cpus: expected \"cpus LIST (e.g. 0,2-3)\"",
+		  Err("cpus\n"));
+	EXPECT_EQ("t.conf:5: cpus: 3 CPUs listed for 2 shards",
+		  Err(Head("shards 2\ncpus 0-2\n")));
+}
+
 TEST(NvmfConfig, SubsystemErrors)
 {
 	EXPECT_EQ("t.conf:1: subsystem: \"disk0\" is not a valid NQN "
