@@ -22,11 +22,10 @@
  */
 #include "cm/rt.h"
 
+/* WHARF_CONNECT_WINDOW_NONE is ~0u, which win_running never reaches. */
 static bool window_full(const struct wcm_shard *sh)
 {
-	unsigned w = sh->cm->connect_window;
-
-	return w != WHARF_CONNECT_WINDOW_NONE && sh->win_running >= w;
+	return sh->win_running >= sh->cm->connect_window;
 }
 
 /* Starts @c's handshake now (it holds a slot). */

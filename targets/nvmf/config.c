@@ -229,7 +229,7 @@ static int do_cpus(struct line_ctx *c)
 			if (n == NVMF_CFG_MAX_SHARDS)
 				return fail(c, "cpus: more than %d entries",
 					    NVMF_CFG_MAX_SHARDS);
-			c->cfg->cpus[n++] = (uint16_t)cpu;
+			c->cfg->cpus[n++] = (int)cpu;
 		}
 		if (!comma)
 			break;

@@ -89,8 +89,9 @@ struct nvmf_config {
 	struct nvmf_cfg_listen listen[NVMF_CFG_MAX_LISTEN];
 	size_t nlisten;
 	uint32_t shards; /* 0 = auto */
-	/* "cpus": shard i runs on cpus[i]; ncpus 0 = placement policy. */
-	uint16_t cpus[NVMF_CFG_MAX_SHARDS];
+	/* "cpus": shard i runs on cpus[i] (wharf_ctx_opts.cpus as is);
+	 * ncpus 0 = placement policy. */
+	int cpus[NVMF_CFG_MAX_SHARDS];
 	uint32_t ncpus;
 	unsigned int cpus_line;
 	uint32_t queue_depth;

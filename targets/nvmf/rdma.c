@@ -184,7 +184,6 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	struct wharf_ctx_opts co;
 	struct wharf_qp_res_opts ro = {.size = sizeof(ro)};
 	struct wharf_cm_opts mo = {.size = sizeof(mo)};
-	int cpus[NVMF_CFG_MAX_SHARDS];
 	uint32_t icd;
 	int rc;
 
@@ -197,12 +196,8 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	r->max_xfer = nvmf_tgt_max_xfer(r->tgt);
 	wharf_ctx_opts_init(&co);
 	co.nshards = cfg->shards;
-	if (cfg->ncpus) { /* the ctx copies them */
-		for (uint32_t i = 0; i < cfg->ncpus; i++)
-			cpus[i] = cfg->cpus[i];
-		co.cpus = cpus;
-		co.ncpus = cfg->ncpus;
-	}
+	co.cpus = cfg->ncpus ? cfg->cpus : NULL; /* not retained */
+	co.ncpus = cfg->ncpus;
 	co.poll_mode = r->opts.poll_mode;
 	co.adaptive_spin_us = r->opts.adaptive_spin_us;
 	rc = wharf_ctx_create(&co, &r->ctx);

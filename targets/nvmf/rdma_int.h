@@ -92,10 +92,20 @@ struct nr_queue {
 /* Per-shard counters, read by any thread. */
 struct nr_counters {
 	atomic_uint_fast64_t queues, bufs_in_use, accepted, rejected;
+	/* Written by the owner shard only (nr_count). */
 	atomic_uint_fast64_t capsules, rdma_reads, rdma_writes, responses;
-	atomic_uint_fast64_t buf_waits, wc_errors, kills, handoff_retries;
-	atomic_uint_fast64_t responses_inv;
+	atomic_uint_fast64_t buf_waits, wc_errors, responses_inv;
+	atomic_uint_fast64_t kills, handoff_retries;
 };
+
+/* Counts on the data path: single writer (the owner shard), so a relaxed
+ * load and store, no locked add per I/O (as wcm_count_shard in cm). */
+static inline void nr_count(atomic_uint_fast64_t *c)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
 
 struct nr_shard {
 	struct nvmf_rdma *r;

@@ -153,7 +153,7 @@ static void with_buffer(struct nr_slot *s, bool read)
 	}
 	s->buf = wharf_buf_pool_get(sh->bufs);
 	if (!s->buf) {
-		atomic_fetch_add(&sh->n.buf_waits, 1);
+		nr_count(&sh->n.buf_waits);
 		s->waiting = true;
 		s->next = NULL;
 		if (sh->wait_tail)
@@ -206,7 +206,7 @@ int nr_on_recv(struct wharf_conn *conn, void *buf,
 	(void)conn;
 	if (!nq || nq->ended || !nq->q)
 		return 0;
-	atomic_fetch_add(&nq->sh->n.capsules, 1);
+	nr_count(&nq->sh->n.capsules);
 	s = nq->free;
 	if (!s) { /* the host overran its queue: no response possible */
 		disconnect(nq);
@@ -237,15 +237,15 @@ void nr_on_send_done(struct wharf_conn *conn, struct wharf_wr *wr, void *arg)
 	s->pending--;
 	nq->wr_inflight--;
 	if (!ok)
-		atomic_fetch_add(&nq->sh->n.wc_errors, 1);
+		nr_count(&nq->sh->n.wc_errors);
 	else if (w == &s->rsp_wr) {
-		atomic_fetch_add(&nq->sh->n.responses, 1);
+		nr_count(&nq->sh->n.responses);
 		if (wr->op == WHARF_WR_SEND_INV)
-			atomic_fetch_add(&nq->sh->n.responses_inv, 1);
+			nr_count(&nq->sh->n.responses_inv);
 	} else if (s->reading)
-		atomic_fetch_add(&nq->sh->n.rdma_reads, 1);
+		nr_count(&nq->sh->n.rdma_reads);
 	else
-		atomic_fetch_add(&nq->sh->n.rdma_writes, 1);
+		nr_count(&nq->sh->n.rdma_writes);
 	if (nq->ended) { /* the core forgot the request already */
 		if (!s->pending) {
 			buf_put(s);
