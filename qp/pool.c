@@ -118,6 +118,16 @@ int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
 		qa.srq = res->srq;
 	}
 	qp->ibqp = ibv_create_qp(res->dev->pd, &qa);
+	if (!qp->ibqp && errno == EINVAL && qa.cap.max_inline_data) {
+		/* The device cannot copy that much inline: post from memory. */
+		wharf_ctx_log(res->dev->ctx, WHARF_LOG_INFO,
+			      "qp: device refuses %u bytes of inline data; "
+			      "sends read registered memory",
+			      qa.cap.max_inline_data);
+		res->o.max_inline_data = 0;
+		qa.cap.max_inline_data = 0;
+		qp->ibqp = ibv_create_qp(res->dev->pd, &qa);
+	}
 	if (!qp->ibqp) {
 		err = errno ? -errno : -ENOMEM;
 		goto fail;

@@ -7,12 +7,14 @@
  * sleeps, or wharf_qp_res_flush()) takes from each dirty QP as many WRs as
  * its credits allow and chains them into one ibv_post_send().  Every WR is
  * signaled; its completion gives its credits back and hands the wharf_wr to
- * on_send_done().
+ * on_send_done().  A SEND or WRITE of at most the res's max_inline_data
+ * bytes goes inline (inline.h): copied into the WQE by the post.
  */
 #include <endian.h>
 #include <errno.h>
 #include <string.h>
 
+#include "qp/inline.h"
 #include "qp/internal.h"
 #include "qp/wr_id.h"
 
@@ -79,6 +81,10 @@ static int post(struct wharf_qp *qp, struct wharf_wr *wr, enum wharf_wr_op op,
 	wr->nsge = (uint8_t)nsge;
 	wr->status = IBV_WC_SUCCESS;
 	wr->qp = qp;
+	wr->send_flags =
+		wqp_inline_fits(op, sgl, nsge, qp->res->o.max_inline_data)
+			? IBV_SEND_INLINE
+			: 0;
 	if (nsge)
 		memcpy(wr->sge, sgl, nsge * sizeof(*sgl));
 	count_wait(qp, is_read);
@@ -209,6 +215,9 @@ static int flush_qp(struct wharf_qp_res *res, struct wharf_qp *qp)
 		res->st.post_calls++;
 		done = err ? (bad ? (uint32_t)(bad - res->swr) : 0) : n;
 		res->st.wrs_posted += done;
+		for (uint32_t i = 0; i < done; i++)
+			if (res->batch[i]->send_flags & IBV_SEND_INLINE)
+				res->st.wrs_inline++;
 		if (err) {
 			for (uint32_t i = done; i < n; i++)
 				if (res->batch[i]->op == WHARF_WR_RDMA_READ)

@@ -257,7 +257,13 @@ struct wharf_qp_res_opts {
 	uint32_t sq_depth;
 	/** Scatter/gather entries per send WR; 0 = WHARF_WR_MAX_SGE. */
 	uint32_t max_send_sge;
-	/** Inline data bytes per send WR; 0 = none. */
+	/**
+	 * Inline data bytes per send WR; 0 = none.  A SEND or RDMA WRITE of
+	 * at most this many bytes is posted with IBV_SEND_INLINE: the device
+	 * copies it at post time and its lkey is not used.  A device that
+	 * refuses the size (ibv_create_qp -EINVAL) gets QPs without inline
+	 * data, and the res then posts every WR from registered memory.
+	 */
 	uint32_t max_inline_data;
 	/**
 	 * Initial CQ entries; 0 = enough for the SRQ plus pool_size QPs.
@@ -420,6 +426,8 @@ struct wharf_qp_res_stats {
 	uint64_t post_calls;
 	/** Work requests posted. */
 	uint64_t wrs_posted;
+	/** Of those, posted inline (max_inline_data). */
+	uint64_t wrs_inline;
 	/** Work requests that had to wait: send queue full. */
 	uint64_t wrs_waited_sq;
 	/** Work requests that had to wait: RDMA READ depth reached. */
@@ -716,7 +724,9 @@ int wharf_qp_cm_accept_ready(struct wharf_qp *qp, struct rdma_cm_id *id,
  * data @imm, host byte order, when @with_imm).
  * @wr: initialised, not posted; the library's until on_send_done().
  * @sgl: @nsge entries (1..WHARF_WR_MAX_SGE and <= max_send_sge), copied;
- * the memory they describe must stay untouched until on_send_done().
+ * the memory they describe must stay untouched until on_send_done().  A
+ * WR of at most the res's max_inline_data bytes goes inline: its lkey is
+ * not used (unregistered memory is fine), its bytes are read when posted.
  * Posted at the end of the loop iteration or by wharf_qp_res_flush(),
  * within the send queue credits; the rest waits.
  * Return: 0; -EINVAL for bad arguments or a @wr that is not idle; -ENOTCONN

@@ -14,6 +14,10 @@
 #             same boot (POLL: event|busy|adaptive; default '2:event'),
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
 #          -u (no CPU partition: shards placed by wharf, fio anywhere)
+#          -m MTU (of rxe0's netdev for the run, default 9000: rxe then
+#             runs IB MTU 4096 and a 4 KiB I/O is one packet, as on a
+#             storage fabric with jumbo frames; 1500 gives IB MTU 1024,
+#             four packets per 4 KiB, each with its own skb, ICRC and ACK)
 # CPU partition (default): a variant with S shards pins them to CPUs
 # 0..S-1 (--cpus) and fio to the other CPUs, the way a target and its
 # initiators own separate cores; with no CPU left over fio runs anywhere.
@@ -26,14 +30,16 @@ runtime=20
 variants="2:event"
 tgt=
 partition=1
-while getopts "r:w:b:uh" o; do
+mtu=9000
+while getopts "r:w:b:m:uh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	w) variants=$OPTARG ;;
 	b) tgt=$OPTARG ;;
 	u) partition=0 ;;
+	m) mtu=$OPTARG ;;
 	h)
-		sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
@@ -80,6 +86,13 @@ cleanup() {
 trap cleanup EXIT
 
 modprobe -a nvme_rdma nvme_fabrics nvmet nvmet_rdma brd
+# rxe0's netdev and its veth peer (guest-init.sh) carry every packet.
+netdev=$(rdma link show rxe0/1 | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
+for d in $netdev $(ip -o link show "$netdev" | sed -n 's/^[0-9]*: [^@]*@\([^:]*\):.*/\1/p'); do
+	ip link set "$d" mtu "$mtu"
+done
+ib_mtu=$(ibv_devinfo -d rxe0 | awk '/active_mtu/ {print $2; exit}')
+log "rxe0 on $netdev: netdev MTU $mtu, IB MTU $ib_mtu"
 [ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 
@@ -123,13 +136,29 @@ connect() { # nqn port
 	return 1
 }
 
-# fio on $1, rw $2, depth $3 -> "IOPS P99_US" on stdout (terse v3:
+# Per-CPU busy time since the snapshot in $1 ("cpuN user nice system idle
+# iowait irq softirq steal ..." lines of /proc/stat): "B0/B1/..." in %.
+cpu_busy() {
+	awk 'NR == FNR { if ($1 ~ /^cpu[0-9]/) for (i = 2; i <= 9; i++) a[$1, i] = $i; next }
+	$1 ~ /^cpu[0-9]/ {
+		t = 0; idle = 0
+		for (i = 2; i <= 9; i++) {
+			d = $i - a[$1, i]; t += d
+			if (i == 5 || i == 6) idle += d
+		}
+		out = out (out == "" ? "" : "/") (t ? int(100 * (t - idle) / t + 0.5) : 0)
+	}
+	END { print out }' "$1" /proc/stat
+}
+
+# fio on $1, rw $2, depth $3 -> "IOPS P99_US CPU_BUSY" on stdout (terse v3:
 # read IOPS in field 8, its clat percentiles in 18-37; write 49, 59-78;
 # awk, not python: interpreters start slowly in a TCG guest).
 # fio's CPUs: $fio_cpus (empty: anywhere).
 fio_cpus=
 run_fio() {
-	local out=$work/fio.terse
+	local out=$work/fio.terse busy
+	cat /proc/stat >"$work/stat0"
 	fio ${fio_cpus:+--cpus_allowed="$fio_cpus"} \
 		--name=b --filename="$1" --ioengine=libaio --direct=1 --bs=4k \
 		--rw="$2" --iodepth="$3" --numjobs=1 --size=64M --time_based \
@@ -138,12 +167,13 @@ run_fio() {
 		cat "$work/fio.err" >&2
 		return 1
 	}
-	awk -F';' -v w="$([ "${2#rand}" = write ] && echo 1 || echo 0)" '
+	busy=$(cpu_busy "$work/stat0")
+	awk -F';' -v busy="$busy" -v w="$([ "${2#rand}" = write ] && echo 1 || echo 0)" '
 	{
 		iops = w ? $49 : $8
 		for (i = (w ? 59 : 18); i <= (w ? 78 : 37); i++)
 			if ($i ~ /^99\.000000%=/) { sub(/.*=/, "", $i); p = $i }
-		print iops, p
+		print iops, p, busy
 	}' "$out"
 }
 
@@ -230,22 +260,23 @@ for v in $variants; do
 done
 
 # --- table -------------------------------------------------------------------
-printf '%-14s %-14s %-8s %12s %12s %14s %14s %7s\n' "fio 4k" \
+printf '%-14s %-14s %-8s %12s %12s %14s %14s %7s %9s %9s\n' "fio 4k" \
 	"wharf shards:poll" "fio CPUs" "kernel IOPS" "wharf IOPS" \
-	"kernel p99 us" "wharf p99 us" "ratio"
+	"kernel p99 us" "wharf p99 us" "ratio" "k CPU%" "w CPU%"
 for v in $variants; do
 	min=
 	f=${fio_of[$v]}
 	for c in $cases; do
-		read -r ki kp <<<"${res[kernel@$f:$c]}"
-		read -r wi wp <<<"${res[wharf $v:$c]}"
+		read -r ki kp kb <<<"${res[kernel@$f:$c]}"
+		read -r wi wp wb <<<"${res[wharf $v:$c]}"
 		ratio=$(awk -v a="$wi" -v b="$ki" 'BEGIN {printf "%.2f", b ? a / b : 0}')
-		printf '%-14s %-14s %-8s %12s %12s %14s %14s %6sx\n' \
+		printf '%-14s %-14s %-8s %12s %12s %14s %14s %6sx %9s %9s\n' \
 			"${c/:/ QD}" "$v" "${f/#-/any}" "$ki" "$wi" "$kp" "$wp" \
-			"$ratio"
+			"$ratio" "$kb" "$wb"
 		min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
 	done
 	echo "summary: wharf-nvmf-tgt $v vs nvmet-rdma: lowest IOPS" \
-		"ratio ${min}x over 4 cases, ${runtime}s each (goal 1.2x)"
+		"ratio ${min}x over 4 cases, ${runtime}s each, IB MTU $ib_mtu" \
+		"(goal 1.2x)"
 done
 echo "connect retries: $(cat "$work/retries" 2>/dev/null | wc -l)"

@@ -223,6 +223,8 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	ro.recv_buf_size = NVMF_SQE_SIZE + icd;
 	/* A data WR and a response per request of the deepest queue. */
 	ro.sq_depth = 2 * (cfg->queue_depth > 32 ? cfg->queue_depth : 32) + 8;
+	/* Completions go inline: the HCA reads no memory for them. */
+	ro.max_inline_data = sizeof(struct nvmf_cqe);
 	mo.res_opts = &ro;
 	rc = wharf_cm_create(r->ctx, &mo, &r->cm);
 	if (rc) {

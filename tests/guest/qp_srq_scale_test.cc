@@ -6,10 +6,14 @@
  * the right QP (completion demux by wc.qp_num), the SRQ's registered
  * receive memory does not grow with the connections, the CQ budget covers
  * SRQ + send queues, and the typed WR contexts come back with their tag.
+ * Small sends go inline (max_inline_data).
  */
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "tests/guest/guest_env.h"
 #include "tests/guest/qp_loopback.h"
@@ -298,21 +302,40 @@ class Counter : public Peer
 	void send_done(wharf_wr *wr) override
 	{
 		done += wr->status == IBV_WC_SUCCESS;
+		finished++;
 	}
-	std::atomic<unsigned> got{0}, done{0};
+	std::atomic<unsigned> got{0}, done{0}, finished{0};
 };
 
-/* WRs posted during one loop iteration leave in one ibv_post_send(). */
-TEST(QpSrqScale, PostsOfOneIterationShareOnePostCall)
+/* One connection's worth of SRQ, credits and send queue. */
+wharf_qp_res_opts small_res()
 {
-	WHARF_REQUIRE_GUEST();
-	Env env;
 	wharf_qp_res_opts o{};
 	o.size = sizeof(o);
 	o.srq_depth = 64;
 	o.recv_credits = 16;
 	o.sq_depth = 16;
 	o.pool_size = 2;
+	return o;
+}
+
+/* A Counter client connected to env.server_factory's peer, or nullptr. */
+Counter *connect_one(Env &env)
+{
+	auto p = std::make_unique<Counter>();
+	Counter *c = p.get();
+	env.add(std::move(p));
+	if (!env.connect_all({c}) || c->state != qpl::P_ESTABLISHED)
+		return nullptr;
+	return c;
+}
+
+/* WRs posted during one loop iteration leave in one ibv_post_send(). */
+TEST(QpSrqScale, PostsOfOneIterationShareOnePostCall)
+{
+	WHARF_REQUIRE_GUEST();
+	Env env;
+	wharf_qp_res_opts o = small_res();
 	ASSERT_EQ(env.start(&o, &o), "");
 	qpl::Mr mr;
 	ASSERT_TRUE(mr.reg(wharf_qp_dev_pd(env.dev), 16 * kMsgSize,
@@ -320,11 +343,8 @@ TEST(QpSrqScale, PostsOfOneIterationShareOnePostCall)
 	env.server_factory = [](const wcm_conn_param &, unsigned) {
 		return std::make_unique<Counter>();
 	};
-	auto p = std::make_unique<Counter>();
-	Counter *c = p.get();
-	env.add(std::move(p));
-	ASSERT_TRUE(env.connect_all({c}));
-	ASSERT_EQ(c->state, qpl::P_ESTABLISHED);
+	Counter *c = connect_one(env);
+	ASSERT_NE(c, nullptr);
 	Counter *s = static_cast<Counter *>(env.server_of(0));
 	struct wharf_qp_res_stats a = env.stats(kCli);
 	SendCtx ctx[12];
@@ -342,6 +362,85 @@ TEST(QpSrqScale, PostsOfOneIterationShareOnePostCall)
 	struct wharf_qp_res_stats b = env.stats(kCli);
 	EXPECT_EQ(b.wrs_posted - a.wrs_posted, 12u);
 	EXPECT_EQ(b.post_calls - a.post_calls, 1u);
+	ASSERT_TRUE(env.disconnect_all({c}, false));
+	mr.reset();
+	EXPECT_EQ(env.stop(), "");
+}
+
+/* Keeps what arrives, in order. */
+class Collector : public Peer
+{
+      public:
+	int recv(void *buf, const wharf_qp_recv &rx) override
+	{
+		std::lock_guard<std::mutex> g(lock);
+		msgs.emplace_back((const char *)buf, rx.len);
+		got++;
+		return 0;
+	}
+	std::mutex lock;
+	std::vector<std::string> msgs;
+	std::atomic<unsigned> got{0};
+};
+
+/*
+ * Sends of at most max_inline_data bytes go inline: from memory no MR
+ * covers (lkey 0, which the device would refuse to read) they arrive
+ * intact; a larger one still reads its registered buffer.
+ */
+TEST(QpSrqScale, SmallSendsGoInline)
+{
+	WHARF_REQUIRE_GUEST();
+	Env env;
+	wharf_qp_res_opts o = small_res(), co = small_res();
+	co.max_inline_data = 64;
+	ASSERT_EQ(env.start(&o, &co), "");
+	qpl::Mr mr;
+	ASSERT_TRUE(mr.reg(wharf_qp_dev_pd(env.dev), 4 * kMsgSize,
+			   IBV_ACCESS_LOCAL_WRITE));
+	env.server_factory = [](const wcm_conn_param &, unsigned) {
+		return std::make_unique<Collector>();
+	};
+	Counter *c = connect_one(env);
+	ASSERT_NE(c, nullptr);
+	Collector *s = static_cast<Collector *>(env.server_of(0));
+
+	std::string plain16(16, 'a'), plain48(48, 'b');
+	std::string reg64(64, 'c'), reg100(100, 'd');
+	memcpy(mr.at(0), reg64.data(), reg64.size());
+	memcpy(mr.at(kMsgSize), reg100.data(), reg100.size());
+	struct wharf_qp_res_stats a = env.stats(kCli);
+	SendCtx ctx[4];
+	env.on(kCli, [&] {
+		ibv_sge sg[4] = {
+			{(uintptr_t)plain16.data(), 16, 0},
+			{(uintptr_t)plain48.data(), 48, 0},
+			{(uintptr_t)mr.at(0), 64, mr.mr->lkey},
+			{(uintptr_t)mr.at(kMsgSize), 100, mr.mr->lkey},
+		};
+		for (unsigned i = 0; i < 4; i++) {
+			wharf_wr_init(&ctx[i].wr, kPingTag);
+			ASSERT_EQ(wharf_qp_post_send(c->qp, &ctx[i].wr, &sg[i],
+						     1, false, 0),
+				  0);
+		}
+	});
+	/* A refused lkey would end the connection: wait for the sender. */
+	ASSERT_TRUE(env.pump([&] { return c->finished == 4; }));
+	EXPECT_EQ(c->done, 4u);
+	ASSERT_TRUE(env.pump([&] { return s->got == 4; }));
+	struct wharf_qp_res_stats b = env.stats(kCli);
+	EXPECT_EQ(b.wrs_posted - a.wrs_posted, 4u);
+	EXPECT_EQ(b.wrs_inline - a.wrs_inline, 3u);
+	EXPECT_EQ(b.wc_errors, 0u);
+	{
+		std::lock_guard<std::mutex> g(s->lock);
+		ASSERT_EQ(s->msgs.size(), 4u);
+		EXPECT_EQ(s->msgs[0], plain16);
+		EXPECT_EQ(s->msgs[1], plain48);
+		EXPECT_EQ(s->msgs[2], reg64);
+		EXPECT_EQ(s->msgs[3], reg100);
+	}
 	ASSERT_TRUE(env.disconnect_all({c}, false));
 	mr.reset();
 	EXPECT_EQ(env.stop(), "");
