@@ -14,6 +14,9 @@
 #             same boot (POLL: event|busy|adaptive; default '2:event'),
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
 #          -u (no CPU partition: shards placed by wharf, fio anywhere)
+#          -n ROUNDS (default 1): every measurement ROUNDS times, the
+#             kernel first in odd rounds and wharf first in even ones;
+#             the table shows medians and the range of per-round ratios
 #          -m MTU (of rxe0's netdev for the run, default 9000: rxe then
 #             runs IB MTU 4096 and a 4 KiB I/O is one packet, as on a
 #             storage fabric with jumbo frames; 1500 gives IB MTU 1024,
@@ -31,15 +34,17 @@ variants="2:event"
 tgt=
 partition=1
 mtu=9000
-while getopts "r:w:b:m:uh" o; do
+rounds=1
+while getopts "r:w:b:m:n:uh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	w) variants=$OPTARG ;;
 	b) tgt=$OPTARG ;;
 	u) partition=0 ;;
 	m) mtu=$OPTARG ;;
+	n) rounds=$OPTARG ;;
 	h)
-		sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
@@ -213,21 +218,21 @@ placement() {
 	fi
 }
 declare -A kernel_done
-kernel_measure() { # fio_cpus ("-": anywhere)
-	[ -n "${kernel_done[$1]:-}" ] && return 0
+kernel_measure() { # fio_cpus ("-": anywhere) round
+	[ -n "${kernel_done[$1#$2]:-}" ] && return 0
 	fio_cpus=${1#-}
-	log "kernel nvmet-rdma, fio on CPUs ${fio_cpus:-any}"
+	log "round $2: kernel nvmet-rdma, fio on CPUs ${fio_cpus:-any}"
 	kdev=$(connect "$knqn" 4420)
-	measure "kernel@$1" "$kdev"
+	measure "kernel@$1#$2" "$kdev"
 	nvme disconnect -n "$knqn" >/dev/null
-	kernel_done[$1]=1
+	kernel_done[$1#$2]=1
 }
 
 # --- wharf-nvmf-tgt on RAM, one run per variant ----------------------------
-wharf_run() { # variant shards poll spin shard_cpus fio_cpus
+wharf_run() { # variant shards poll spin shard_cpus fio_cpus round
 	local scpus=${5#-}
 	fio_cpus=${6#-}
-	log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $2 shards" \
+	log "round $7: wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $2 shards" \
 		"(CPUs ${scpus:-by wharf}), poll $3; fio on CPUs ${fio_cpus:-any}"
 	"$tgt" -l $addr:4421 -s "$wnqn" -n '1 ram:64M' -A -t "$2" -p "$3" \
 		${4:+--spin-us "$4"} ${scpus:+--cpus "$scpus"} \
@@ -243,7 +248,7 @@ wharf_run() { # variant shards poll spin shard_cpus fio_cpus
 		exit 1
 	}
 	wdev=$(connect "$wnqn" 4421)
-	measure "wharf $1" "$wdev"
+	measure "wharf $1#$7" "$wdev"
 	nvme disconnect -n "$wnqn" >/dev/null
 	kill -TERM "$tgt_pid"
 	wait "$tgt_pid" || true
@@ -251,32 +256,61 @@ wharf_run() { # variant shards poll spin shard_cpus fio_cpus
 	grep "stats at exit" "$work/tgt.log" >&2 || true
 }
 declare -A fio_of
-for v in $variants; do
-	IFS=: read -r sh pm spin <<<"$v"
-	read -r scpus fcpus <<<"$(placement "$sh")"
-	fio_of[$v]=$fcpus
-	kernel_measure "$fcpus"
-	wharf_run "$v" "$sh" "$pm" "$spin" "$scpus" "$fcpus"
+for r in $(seq 1 "$rounds"); do
+	for v in $variants; do
+		IFS=: read -r sh pm spin <<<"$v"
+		read -r scpus fcpus <<<"$(placement "$sh")"
+		fio_of[$v]=$fcpus
+		[ $((r % 2)) = 1 ] && kernel_measure "$fcpus" "$r"
+		wharf_run "$v" "$sh" "$pm" "$spin" "$scpus" "$fcpus" "$r"
+		[ $((r % 2)) = 0 ] && kernel_measure "$fcpus" "$r"
+	done
 done
 
+# Field $2 (1: IOPS, 2: p99, 3: CPU%) of measurement $1 in every round:
+# the median (the lower middle one for an even count).
+median() {
+	local r
+	for r in $(seq 1 "$rounds"); do
+		read -r -a f <<<"${res[$1#$r:$3]}"
+		echo "${f[$2 - 1]}"
+	done | sort -t/ -k1,1n | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }'
+}
+# "LOW-HIGH" of the wharf / kernel IOPS ratios of the rounds.
+ratio_range() { # kernel_label wharf_label case
+	local r k w
+	for r in $(seq 1 "$rounds"); do
+		read -r k _ <<<"${res[$1#$r:$3]}"
+		read -r w _ <<<"${res[$2#$r:$3]}"
+		awk -v a="$w" -v b="$k" 'BEGIN {printf "%.2f\n", b ? a / b : 0}'
+	done | sort -n | awk 'NR == 1 { lo = $0 } { hi = $0 } END { print lo "-" hi }'
+}
+
 # --- table -------------------------------------------------------------------
-printf '%-14s %-14s %-8s %12s %12s %14s %14s %7s %9s %9s\n' "fio 4k" \
+[ "$rounds" -gt 1 ] && echo "medians of $rounds rounds (CPU%: busy per guest CPU," \
+	"the round in the middle by CPU 0)"
+printf '%-14s %-14s %-8s %12s %12s %14s %14s %7s %11s %9s %9s\n' "fio 4k" \
 	"wharf shards:poll" "fio CPUs" "kernel IOPS" "wharf IOPS" \
-	"kernel p99 us" "wharf p99 us" "ratio" "k CPU%" "w CPU%"
+	"kernel p99 us" "wharf p99 us" "ratio" "rounds" "k CPU%" "w CPU%"
 for v in $variants; do
 	min=
 	f=${fio_of[$v]}
 	for c in $cases; do
-		read -r ki kp kb <<<"${res[kernel@$f:$c]}"
-		read -r wi wp wb <<<"${res[wharf $v:$c]}"
+		ki=$(median "kernel@$f" 1 "$c")
+		wi=$(median "wharf $v" 1 "$c")
+		kp=$(median "kernel@$f" 2 "$c")
+		wp=$(median "wharf $v" 2 "$c")
+		kb=$(median "kernel@$f" 3 "$c")
+		wb=$(median "wharf $v" 3 "$c")
 		ratio=$(awk -v a="$wi" -v b="$ki" 'BEGIN {printf "%.2f", b ? a / b : 0}')
-		printf '%-14s %-14s %-8s %12s %12s %14s %14s %6sx %9s %9s\n' \
+		printf '%-14s %-14s %-8s %12s %12s %14s %14s %6sx %11s %9s %9s\n' \
 			"${c/:/ QD}" "$v" "${f/#-/any}" "$ki" "$wi" "$kp" "$wp" \
-			"$ratio" "$kb" "$wb"
+			"$ratio" "$(ratio_range "kernel@$f" "wharf $v" "$c")" \
+			"$kb" "$wb"
 		min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
 	done
 	echo "summary: wharf-nvmf-tgt $v vs nvmet-rdma: lowest IOPS" \
-		"ratio ${min}x over 4 cases, ${runtime}s each, IB MTU $ib_mtu" \
-		"(goal 1.2x)"
+		"ratio ${min}x over 4 cases (medians of $rounds round(s))," \
+		"${runtime}s each, IB MTU $ib_mtu (goal 1.2x)"
 done
 echo "connect retries: $(cat "$work/retries" 2>/dev/null | wc -l)"
