@@ -199,7 +199,9 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	co.cpus = cfg->ncpus ? cfg->cpus : NULL; /* not retained */
 	co.ncpus = cfg->ncpus;
 	co.poll_mode = r->opts.poll_mode;
-	co.adaptive_spin_us = r->opts.adaptive_spin_us;
+	co.adaptive_spin_us = r->opts.adaptive_spin_us
+				      ? r->opts.adaptive_spin_us
+				      : NVMF_RDMA_SPIN_US_DEFAULT;
 	rc = wharf_ctx_create(&co, &r->ctx);
 	if (rc) {
 		snprintf(err, errlen, "shards%s: %s", cfg->ncpus ? "/cpus" : "",

@@ -40,7 +40,7 @@ void tgt_usage(FILE *f)
 	      "      --max-io-size SIZE  largest transfer (default 128K)\n"
 	      "  -p, --poll event|busy|adaptive  idle shards (default event)\n"
 	      "      --spin-us N         adaptive: spin N us before blocking "
-	      "(default 50)\n"
+	      "(default 1000)\n"
 	      "      --srq-depth N       receive buffers per shard (default "
 	      "1024)\n"
 	      "      --data-buffers N    data buffers per shard (default 256)\n"
