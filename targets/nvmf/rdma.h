@@ -45,7 +45,7 @@ struct nvmf_rdma;
  * Adaptive shards spin this long after their last work before they sleep:
  * longer than most gaps between a loaded queue's capsules, so that a shard
  * under load seldom pays a wake-up.  Soft-RoCE guest, 4k randwrite vs
- * nvmet (bench/nvmf): 50 us 0.64-0.85x, 200 us 0.93-1.21x, 1000 us
+ * nvmet (bench/nvmf): 50 us 0.64-1.02x, 200 us 0.93-1.21x, 1000 us
  * 0.99-1.24x; busy polling 1.07-1.47x.
  */
 #define NVMF_RDMA_SPIN_US_DEFAULT 1000
