@@ -14,6 +14,11 @@
 #             same boot (POLL: event|busy|adaptive; default '2:event'),
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
 #          -u (no CPU partition: shards placed by wharf, fio anywhere)
+#          -p DIR (profile: perf record -a -g over the middle half of
+#             each run; per guest CPU, functions by inclusive share, in
+#             DIR/LABEL.RW.qdN.cpuC.txt, and samples by CPU, command and
+#             object in ....dso.txt; DIR must be writable in the guest,
+#             e.g. ./wharf vm --share D -- ... -p /run/wharf)
 #          -n ROUNDS (default 1): every measurement ROUNDS times, the
 #             kernel first in odd rounds and wharf first in even ones;
 #             the table shows medians and the range of per-round ratios
@@ -35,7 +40,8 @@ tgt=
 partition=1
 mtu=9000
 rounds=1
-while getopts "r:w:b:m:n:uh" o; do
+profile=
+while getopts "r:w:b:m:n:p:uh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	w) variants=$OPTARG ;;
@@ -43,8 +49,9 @@ while getopts "r:w:b:m:n:uh" o; do
 	u) partition=0 ;;
 	m) mtu=$OPTARG ;;
 	n) rounds=$OPTARG ;;
+	p) profile=$OPTARG ;;
 	h)
-		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
@@ -65,6 +72,17 @@ fi
 }
 
 log() { echo "nvmf_vs_kernel: $*" >&2; }
+if [ -n "$profile" ]; then
+	command -v perf >/dev/null || {
+		log "-p needs perf (Debian: linux-perf)"
+		exit 2
+	}
+	mkdir -p "$profile" && [ -w "$profile" ] || {
+		log "-p $profile: not a writable directory"
+		exit 2
+	}
+	log "profiling into $profile: perf slows every run, compare IOPS without -p"
+fi
 addr=198.18.0.1
 knqn=nqn.2024-01.io.wharf:kbench
 wnqn=nqn.2024-01.io.wharf:wbench
@@ -156,23 +174,49 @@ cpu_busy() {
 	END { print out }' "$1" /proc/stat
 }
 
+# -p: the middle half of a fio run under `perf record -a -g`; once fio is
+# done, per guest CPU the functions by inclusive share (--children).
+profile_record() {
+	sleep $((2 + runtime / 4))
+	perf record -a -g -F 499 -o "$work/perf.data" -- \
+		sleep $((runtime / 2 > 1 ? runtime / 2 : 1)) >/dev/null 2>&1 ||
+		log "perf record failed"
+}
+profile_report() { # name
+	local f=$profile/${1// /_} c
+	[ -s "$work/perf.data" ] || return 0
+	for c in $(seq 0 $((ncpu - 1))); do
+		perf report -i "$work/perf.data" --stdio --children -C "$c" \
+			--sort sym -g none 2>/dev/null | grep -E '^ +[0-9]' |
+			head -n 200 >"$f.cpu$c.txt"
+	done
+	perf report -i "$work/perf.data" --stdio --no-children \
+		--sort cpu,comm,dso 2>/dev/null | grep -E '^ +[0-9]' >"$f.dso.txt"
+	rm -f "$work/perf.data"
+}
+
 # fio on $1, rw $2, depth $3 -> "IOPS P99_US CPU_BUSY" on stdout (terse v3:
 # read IOPS in field 8, its clat percentiles in 18-37; write 49, 59-78;
 # awk, not python: interpreters start slowly in a TCG guest).
 # fio's CPUs: $fio_cpus (empty: anywhere).
 fio_cpus=
+# With -p, $4 names the run's profile files.
 run_fio() {
-	local out=$work/fio.terse busy
+	local out=$work/fio.terse busy fpid
 	cat /proc/stat >"$work/stat0"
 	fio ${fio_cpus:+--cpus_allowed="$fio_cpus"} \
 		--name=b --filename="$1" --ioengine=libaio --direct=1 --bs=4k \
 		--rw="$2" --iodepth="$3" --numjobs=1 --size=64M --time_based \
 		--runtime="$runtime" --ramp_time=2 --output-format=terse \
-		--terse-version=3 >"$out" 2>"$work/fio.err" || {
+		--terse-version=3 >"$out" 2>"$work/fio.err" &
+	fpid=$!
+	[ -n "$profile" ] && profile_record
+	wait "$fpid" || {
 		cat "$work/fio.err" >&2
 		return 1
 	}
 	busy=$(cpu_busy "$work/stat0")
+	[ -n "$profile" ] && profile_report "$4.$2.qd$3"
 	awk -F';' -v busy="$busy" -v w="$([ "${2#rand}" = write ] && echo 1 || echo 0)" '
 	{
 		iops = w ? $49 : $8
@@ -190,7 +234,7 @@ measure() { # label dev
 		rw=${c%:*}
 		qd=${c#*:}
 		log "$1: $rw QD$qd (${runtime}s)"
-		res[$1:$c]=$(run_fio "$2" "$rw" "$qd")
+		res[$1:$c]=$(run_fio "$2" "$rw" "$qd" "$1")
 	done
 }
 
