@@ -32,19 +32,9 @@
 
 #include "cm/conn_param.h"
 #include "cm/rej_busy.h"
+#include "tests/fuzz/fuzz_check.h"
 
 #define HDR 22
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint32_t le32(const uint8_t *p)
 {

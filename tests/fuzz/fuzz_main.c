@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/fuzz_check.h"
 
 int main(int argc, char **argv)
 {

@@ -39,22 +39,12 @@
 
 #include "targets/nvmf/nvmf.h"
 #include "targets/nvmf/spec_fabrics.h"
+#include "tests/fuzz/fuzz_check.h"
 
 #define HDR	37
 #define NSLOTS	64
 #define SUBNQN	"nqn.2024-01.io.wharf:fuzz"
 #define HOSTNQN "nqn.2014-08.org.nvmexpress:uuid:00000000-1111-2222-3333-4444"
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-				__LINE__, #cond);                              \
-			abort();                                               \
-		}                                                              \
-	} while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char config[] = "listen 10.0.0.1\n"
 			     "listen fd00::1 4421\n"
