@@ -25,23 +25,9 @@ using Clock = std::chrono::steady_clock;
 constexpr int kConns = 100;
 constexpr int kBoundSec = 240;
 
-// wharf-echo next to this test in bazel-bin (bazel-bin/tests/guest/X ->
-// bazel-bin/targets/echo/wharf-echo), or in the runfiles.
 std::string EchoPath()
 {
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return "";
-	self[n] = 0;
-	std::string dir(self);
-	dir = dir.substr(0, dir.rfind('/'));
-	for (const std::string &p :
-	     {dir + "/../../targets/echo/wharf-echo",
-	      std::string(self) + ".runfiles/wharf/targets/echo/wharf-echo"})
-		if (access(p.c_str(), X_OK) == 0)
-			return p;
-	return "";
+	return wharf_guest::built_program("targets/echo/wharf-echo");
 }
 
 struct Proc {

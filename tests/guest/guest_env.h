@@ -10,6 +10,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -24,6 +27,28 @@ inline bool in_guest()
 {
 	const char *v = std::getenv("WHARF_GUEST");
 	return v && std::strcmp(v, "1") == 0;
+}
+
+/*
+ * A program the workspace builds, @path relative to the workspace root
+ * (e.g. "targets/echo/wharf-echo"): next to this test in bazel-bin
+ * (bazel-bin/tests/guest/X -> bazel-bin/PATH), or in the test's runfiles.
+ * "" when neither is an executable.
+ */
+inline std::string built_program(const std::string &path)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return "";
+	self[n] = 0;
+	std::string dir(self);
+	dir = dir.substr(0, dir.rfind('/'));
+	for (const std::string &p : {dir + "/../../" + path,
+				     std::string(self) + ".runfiles/wharf/" + path})
+		if (access(p.c_str(), X_OK) == 0)
+			return p;
+	return "";
 }
 
 } // namespace wharf_guest

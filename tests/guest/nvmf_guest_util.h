@@ -66,23 +66,9 @@ inline int Sh(const std::string &cmd, std::string *out = nullptr,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// wharf-nvmf-tgt next to this test in bazel-bin, or in the runfiles.
 inline std::string TgtPath()
 {
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return "";
-	self[n] = 0;
-	std::string dir(self);
-	dir = dir.substr(0, dir.rfind('/'));
-	for (const std::string &p :
-	     {dir + "/../../targets/nvmf/wharf-nvmf-tgt",
-	      std::string(self) +
-		      ".runfiles/wharf/targets/nvmf/wharf-nvmf-tgt"})
-		if (access(p.c_str(), X_OK) == 0)
-			return p;
-	return "";
+	return wharf_guest::built_program("targets/nvmf/wharf-nvmf-tgt");
 }
 
 // The target as a child process.
