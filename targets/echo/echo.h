@@ -129,6 +129,8 @@ void echo_fail(struct echo *e, const char *what, int err);
 void echo_log(struct echo *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 struct echo_conn *echo_conn_of(struct wharf_conn *conn, void *arg);
+void echo_conn_failed(struct wharf_conn *conn, void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void echo_all_established(struct echo *e, void (*fn)(struct echo_conn *));
 
 /* rc.c / ud.c */

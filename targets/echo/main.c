@@ -93,6 +93,24 @@ static void go_fn(struct wharf_shard *shard, void *arg)
 }
 
 /* Called on the shard of the last connection to be established. */
+/*
+ * A connection that will not carry echoes (rejected, or an error): prints
+ * "wharf-echo: " and the message on stderr and finishes it as failed.
+ */
+void echo_conn_failed(struct wharf_conn *conn, void *arg, const char *fmt, ...)
+{
+	struct echo_conn *ec = echo_conn_of(conn, arg);
+	va_list ap;
+
+	fputs("wharf-echo: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (ec)
+		echo_finished(ec->e, ec, false);
+}
+
 void echo_all_established(struct echo *e, void (*fn)(struct echo_conn *))
 {
 	atomic_store(&e->go, true);

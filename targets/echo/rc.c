@@ -132,23 +132,15 @@ static void on_established(struct wharf_conn *conn,
 static void on_rejected(struct wharf_conn *conn,
 			const struct wharf_conn_reject *rej, void *arg)
 {
-	struct echo_conn *ec = echo_conn_of(conn, arg);
-
-	fprintf(stderr, "wharf-echo: connection rejected, reason %d\n",
-		rej->reason);
-	if (ec)
-		echo_finished(ec->e, ec, false);
+	echo_conn_failed(conn, arg, "connection rejected, reason %d",
+			 rej->reason);
 }
 
 static void on_error(struct wharf_conn *conn, enum wharf_conn_error error,
 		     int err, void *arg)
 {
-	struct echo_conn *ec = echo_conn_of(conn, arg);
-
-	fprintf(stderr, "wharf-echo: connection error %d: %s\n", (int)error,
-		strerror(-err));
-	if (ec)
-		echo_finished(ec->e, ec, false);
+	echo_conn_failed(conn, arg, "connection error %d: %s", (int)error,
+			 strerror(-err));
 }
 
 static void on_disconnected(struct wharf_conn *conn, void *arg)

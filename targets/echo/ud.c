@@ -320,23 +320,15 @@ static void on_established(struct wharf_conn *conn,
 static void on_rejected(struct wharf_conn *conn,
 			const struct wharf_conn_reject *rej, void *arg)
 {
-	struct echo_conn *ec = echo_conn_of(conn, arg);
-
-	fprintf(stderr, "wharf-echo: UD lookup rejected, status %d\n",
-		rej->reason);
-	if (ec)
-		echo_finished(ec->e, ec, false);
+	echo_conn_failed(conn, arg, "UD lookup rejected, status %d",
+			 rej->reason);
 }
 
 static void on_error(struct wharf_conn *conn, enum wharf_conn_error error,
 		     int err, void *arg)
 {
-	struct echo_conn *ec = echo_conn_of(conn, arg);
-
-	fprintf(stderr, "wharf-echo: UD connection error %d: %s\n", (int)error,
-		strerror(-err));
-	if (ec)
-		echo_finished(ec->e, ec, false);
+	echo_conn_failed(conn, arg, "UD connection error %d: %s", (int)error,
+			 strerror(-err));
 }
 
 const struct wharf_conn_ops echo_ud_ops = {

@@ -44,8 +44,9 @@ inline std::string built_program(const std::string &path)
 	self[n] = 0;
 	std::string dir(self);
 	dir = dir.substr(0, dir.rfind('/'));
-	for (const std::string &p : {dir + "/../../" + path,
-				     std::string(self) + ".runfiles/wharf/" + path})
+	for (const std::string &p :
+	     {dir + "/../../" + path,
+	      std::string(self) + ".runfiles/wharf/" + path})
 		if (access(p.c_str(), X_OK) == 0)
 			return p;
 	return "";

@@ -134,8 +134,8 @@ TEST(QpPool, ChurnRecyclesAfterQuarantineWithoutStaleRejects)
 	 * (a slow peer); odd cycles: the server hangs up.
 	 */
 	constexpr unsigned kMinCycles = 30, kPerCycle = 4;
-	const auto give_up = std::chrono::steady_clock::now() +
-			     std::chrono::seconds(120);
+	const auto give_up =
+		std::chrono::steady_clock::now() + std::chrono::seconds(120);
 	std::map<uint32_t, std::set<unsigned>> cycles_of_qpn[2];
 	std::vector<Peer *> held;
 	unsigned reused[2] = {0, 0};
