@@ -10,8 +10,11 @@
 #   bazel build -c opt //targets/nvmf:wharf-nvmf-tgt
 #   ./wharf vm --timeout 1500 -- bench/nvmf/nvmf_vs_kernel.sh
 # Options: -r SECONDS (per fio run, default 20),
-#          -w 'SHARDS:POLL[:SPIN_US] ...' wharf variants measured in the
-#             same boot (POLL: event|busy|adaptive; default '2:event'),
+#          -w 'SHARDS:POLL[:SPIN_US[:ARGS]] ...' wharf variants measured in
+#             the same boot (POLL: event|busy|adaptive; default '2:event';
+#             ARGS: more wharf-nvmf-tgt options, commas for spaces, e.g.
+#             '1:busy 1:busy::--in-capsule,0' compares in-capsule writes
+#             with writes pulled by RDMA READ),
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
 #          -u (no CPU partition: shards placed by wharf, fio anywhere)
 #          -p DIR (profile: perf record -a -g over the middle half of
@@ -51,7 +54,7 @@ while getopts "r:w:b:m:n:p:uh" o; do
 	n) rounds=$OPTARG ;;
 	p) profile=$OPTARG ;;
 	h)
-		sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
@@ -273,13 +276,13 @@ kernel_measure() { # fio_cpus ("-": anywhere) round
 }
 
 # --- wharf-nvmf-tgt on RAM, one run per variant ----------------------------
-wharf_run() { # variant shards poll spin shard_cpus fio_cpus round
+wharf_run() { # variant shards poll spin shard_cpus fio_cpus round extra
 	local scpus=${5#-}
 	fio_cpus=${6#-}
 	log "round $7: wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $2 shards" \
 		"(CPUs ${scpus:-by wharf}), poll $3; fio on CPUs ${fio_cpus:-any}"
 	"$tgt" -l $addr:4421 -s "$wnqn" -n '1 ram:64M' -A -t "$2" -p "$3" \
-		${4:+--spin-us "$4"} ${scpus:+--cpus "$scpus"} \
+		${4:+--spin-us "$4"} ${scpus:+--cpus "$scpus"} ${8//,/ } \
 		>"$work/tgt.log" 2>&1 &
 	tgt_pid=$!
 	for i in $(seq 1 100); do
@@ -302,11 +305,12 @@ wharf_run() { # variant shards poll spin shard_cpus fio_cpus round
 declare -A fio_of
 for r in $(seq 1 "$rounds"); do
 	for v in $variants; do
-		IFS=: read -r sh pm spin <<<"$v"
+		IFS=: read -r sh pm spin extra <<<"$v"
 		read -r scpus fcpus <<<"$(placement "$sh")"
 		fio_of[$v]=$fcpus
 		[ $((r % 2)) = 1 ] && kernel_measure "$fcpus" "$r"
-		wharf_run "$v" "$sh" "$pm" "$spin" "$scpus" "$fcpus" "$r"
+		wharf_run "$v" "$sh" "$pm" "$spin" "$scpus" "$fcpus" "$r" \
+			"$extra"
 		[ $((r % 2)) = 0 ] && kernel_measure "$fcpus" "$r"
 	done
 done
