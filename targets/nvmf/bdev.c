@@ -1,5 +1,6 @@
 /*
- * targets/nvmf/bdev.c - RAM and file backings of namespaces (see bdev.h).
+ * targets/nvmf/bdev.c - RAM, file and null backings of namespaces (see
+ * bdev.h).
  */
 #include "targets/nvmf/bdev.h"
 
@@ -73,6 +74,18 @@ int nvmf_bdev_open_ram(struct nvmf_bdev *b, uint64_t size, uint32_t block_size)
 	return 0;
 }
 
+int nvmf_bdev_open_null(struct nvmf_bdev *b, uint64_t size, uint32_t block_size)
+{
+	if (!b || !block_ok(block_size) || !size || size % block_size)
+		return -EINVAL;
+	memset(b, 0, sizeof(*b));
+	b->kind = NVMF_BDEV_NULL;
+	b->size = size;
+	b->block_size = block_size;
+	b->fd = -1;
+	return 0;
+}
+
 int nvmf_bdev_open_file(struct nvmf_bdev *b, const char *path,
 			uint32_t block_size)
 {
@@ -130,6 +143,10 @@ int nvmf_bdev_read(struct nvmf_bdev *b, void *buf, uint64_t off, size_t len)
 		ram_release(b);
 		return 0;
 	}
+	if (b->kind == NVMF_BDEV_NULL) {
+		memset(buf, 0, len);
+		return 0;
+	}
 	while (len) {
 		ssize_t n = pread(b->fd, p, len, (off_t)off);
 
@@ -180,6 +197,8 @@ int nvmf_bdev_write(struct nvmf_bdev *b, const void *buf, uint64_t off,
 		ram_release(b);
 		return 0;
 	}
+	if (b->kind == NVMF_BDEV_NULL)
+		return 0;
 	rc = pwrite_all(b->fd, buf, off, len);
 	if (!rc && fua && fdatasync(b->fd))
 		rc = -errno;
@@ -228,7 +247,7 @@ int nvmf_bdev_zero(struct nvmf_bdev *b, uint64_t off, uint64_t len,
 
 	if (!in_range(b, off, len))
 		return -ERANGE;
-	if (!len)
+	if (!len || b->kind == NVMF_BDEV_NULL)
 		return 0;
 	if (b->kind == NVMF_BDEV_RAM) {
 		ram_acquire(b);

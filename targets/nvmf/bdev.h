@@ -1,8 +1,10 @@
 /*
  * targets/nvmf/bdev.h - the storage behind a namespace: RAM (anonymous
- * memory, zero until written) or a regular file (pread / pwrite; no
- * O_DIRECT). Byte-addressed; the namespace layer converts LBAs and checks
- * ranges before calling in.
+ * memory, zero until written), a regular file (pread / pwrite; no
+ * O_DIRECT) or null (writes are discarded, reads return zeroes: the
+ * transport measured without a data copy on the target, as the kernel's
+ * null_blk does for nvmet). Byte-addressed; the namespace layer converts
+ * LBAs and checks ranges before calling in.
  *
  * Deallocated ranges read back as zeroes (the namespace reports DLFEAT
  * "read as zeroes"): RAM drops whole pages with madvise(MADV_DONTNEED) and
@@ -23,6 +25,7 @@ extern "C" {
 enum nvmf_bdev_kind {
 	NVMF_BDEV_RAM = 1,
 	NVMF_BDEV_FILE = 2,
+	NVMF_BDEV_NULL = 3,
 };
 
 struct nvmf_bdev {
@@ -56,6 +59,22 @@ struct nvmf_bdev {
  * Context: any thread; allocates.
  */
 int nvmf_bdev_open_ram(struct nvmf_bdev *b, uint64_t size, uint32_t block_size);
+
+/**
+ * nvmf_bdev_open_null() - a null backing of @size bytes: writes are
+ * range-checked and discarded, reads fill the buffer with zeroes.
+ * @b: the backing to initialise.
+ * @size: bytes; > 0 and a multiple of @block_size.
+ * @block_size: 512 or 4096.
+ *
+ * For benchmarks of the transport (no copy into storage on writes); data
+ * written is lost, so a verifying workload fails on it by design.
+ *
+ * Return: 0; -EINVAL for a NULL @b or bad sizes.
+ * Context: any thread; does not allocate.
+ */
+int nvmf_bdev_open_null(struct nvmf_bdev *b, uint64_t size,
+			uint32_t block_size);
 
 /**
  * nvmf_bdev_open_file() - a file backing; its size is the file's size.

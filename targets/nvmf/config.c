@@ -367,17 +367,26 @@ static int do_model(struct line_ctx *c)
 	return 0;
 }
 
-/* Parse "ram:SIZE" or "file:PATH" into @ns. */
+/* Parse "ram:SIZE", "null:SIZE" or "file:PATH" into @ns. */
 static int ns_backing(struct line_ctx *c, struct nvmf_cfg_ns *ns,
 		      const char *spec)
 {
-	if (!strncmp(spec, "ram:", 4)) {
-		ns->kind = NVMF_BDEV_RAM;
-		if (nvmf_parse_size(spec + 4, &ns->size) || !ns->size)
+	static const struct {
+		const char *prefix;
+		enum nvmf_bdev_kind kind;
+	} sized[] = {{"ram", NVMF_BDEV_RAM}, {"null", NVMF_BDEV_NULL}};
+
+	for (size_t i = 0; i < sizeof(sized) / sizeof(sized[0]); i++) {
+		size_t n = strlen(sized[i].prefix);
+
+		if (strncmp(spec, sized[i].prefix, n) || spec[n] != ':')
+			continue;
+		ns->kind = sized[i].kind;
+		if (nvmf_parse_size(spec + n + 1, &ns->size) || !ns->size)
 			return fail(c,
-				    "namespace: \"%s\": bad size (ram:SIZE, "
-				    "e.g. ram:64M)",
-				    spec);
+				    "namespace: \"%s\": bad size (%s:SIZE, "
+				    "e.g. %s:64M)",
+				    spec, sized[i].prefix, sized[i].prefix);
 		return 0;
 	}
 	if (!strncmp(spec, "file:", 5)) {
@@ -387,7 +396,9 @@ static int ns_backing(struct line_ctx *c, struct nvmf_cfg_ns *ns,
 		ns->path = strdup(spec + 5);
 		return ns->path ? 0 : -ENOMEM;
 	}
-	return fail(c, "namespace: backing \"%s\" is not ram:SIZE or file:PATH",
+	return fail(c,
+		    "namespace: backing \"%s\" is not ram:SIZE, null:SIZE "
+		    "or file:PATH",
 		    spec);
 }
 
@@ -401,7 +412,9 @@ static int do_namespace(struct line_ctx *c)
 
 	if (!s)
 		return -EINVAL;
-	if (need_args(c, 2, 3, "namespace NSID ram:SIZE|file:PATH [block=N]"))
+	if (need_args(c, 2, 3,
+		      "namespace NSID ram:SIZE|null:SIZE|file:PATH "
+		      "[block=N]"))
 		return -EINVAL;
 	if (parse_uint(c->w[1], 1, NVMF_MAX_NSID, &ns.nsid))
 		return fail(c, "namespace: NSID \"%s\" is not 1..%d", c->w[1],
@@ -424,7 +437,7 @@ static int do_namespace(struct line_ctx *c)
 	rc = ns_backing(c, &ns, c->w[2]);
 	if (rc)
 		return rc;
-	if (ns.kind == NVMF_BDEV_RAM && ns.size % ns.block_size) {
+	if (ns.kind != NVMF_BDEV_FILE && ns.size % ns.block_size) {
 		free(ns.path);
 		return fail(c,
 			    "namespace: size %llu is not a multiple of the "

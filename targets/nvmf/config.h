@@ -19,6 +19,7 @@
  *     serial WHARF0001          # <= 20 printable characters
  *     model wharf ram disk      # <= 40 characters (rest of the line)
  *     namespace 1 ram:1G        # NSID (1..1024) and backing: ram:SIZE
+ *     namespace 3 null:1T       # null:SIZE: writes discarded, reads zero
  *     namespace 2 file:/srv/d2 block=4096   # or file:PATH; block 512|4096
  *     allow-host nqn.2014-08.org.nvmexpress:uuid:...
  *     allow-any-host            # explicit; never mixed with allow-host
@@ -65,7 +66,7 @@ struct nvmf_cfg_listen {
 struct nvmf_cfg_ns {
 	uint32_t nsid;
 	enum nvmf_bdev_kind kind;
-	uint64_t size; /* RAM: bytes */
+	uint64_t size; /* RAM, NULL: bytes */
 	char *path;    /* FILE: owned */
 	uint32_t block_size;
 	unsigned int line;

@@ -96,6 +96,14 @@ static uint8_t log2_u32(uint32_t v)
 	return r;
 }
 
+/* How an error names a namespace's backing: its path, "ram" or "null". */
+static const char *backing_name(const struct nvmf_cfg_ns *cn)
+{
+	if (cn->path)
+		return cn->path;
+	return cn->kind == NVMF_BDEV_NULL ? "null" : "ram";
+}
+
 int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
 		   struct nvmf_ns **out)
 {
@@ -106,6 +114,8 @@ int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
 		return -ENOMEM;
 	if (c->kind == NVMF_BDEV_RAM)
 		rc = nvmf_bdev_open_ram(&ns->bdev, c->size, c->block_size);
+	else if (c->kind == NVMF_BDEV_NULL)
+		rc = nvmf_bdev_open_null(&ns->bdev, c->size, c->block_size);
 	else if (c->kind == NVMF_BDEV_FILE)
 		rc = nvmf_bdev_open_file(&ns->bdev, c->path, c->block_size);
 	else
@@ -198,8 +208,7 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const struct nvmf_cfg_subsys *c,
 			if (err && errlen)
 				snprintf(err, errlen,
 					 "%s:%u: namespace %u (%s): %s", source,
-					 cn->line, cn->nsid,
-					 cn->path ? cn->path : "ram",
+					 cn->line, cn->nsid, backing_name(cn),
 					 strerror(-rc));
 			break;
 		}

@@ -26,6 +26,8 @@ void tgt_usage(FILE *f)
 	      "belong to it\n"
 	      "  -n, --namespace 'NSID BACKING [block=N]'  e.g. '1 ram:64M' "
 	      "or '2 file:/srv/img'\n"
+	      "                          (null:SIZE discards writes, reads "
+	      "zeroes: benchmarks)\n"
 	      "  -a, --allow-host NQN    allow a host NQN (repeatable)\n"
 	      "  -A, --allow-any-host    allow every host (explicit)\n"
 	      "  -t, --shards N|auto     shard threads (default: one per "

@@ -1,6 +1,7 @@
 // Unit tests for targets/nvmf/bdev: RAM and file backings of namespaces —
 // read / write / FUA / zero / deallocate (reads back zeroes) / flush, range
-// checks, and the errors of opening a file.
+// checks, and the errors of opening a file; the null backing discards
+// writes and reads zeroes.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -73,13 +74,38 @@ TEST(NvmfBdev, Ram)
 	nvmf_bdev_close(&b);
 }
 
-TEST(NvmfBdev, RamArguments)
+TEST(NvmfBdev, RamAndNullArguments)
+{
+	for (auto open : {nvmf_bdev_open_ram, nvmf_bdev_open_null}) {
+		nvmf_bdev b;
+		EXPECT_EQ(-EINVAL, open(&b, 0, 512));
+		EXPECT_EQ(-EINVAL, open(&b, 1000, 512));
+		EXPECT_EQ(-EINVAL, open(&b, 6144, 4096));
+		EXPECT_EQ(-EINVAL, open(&b, 4096, 1024));
+		EXPECT_EQ(-EINVAL, open(nullptr, 4096, 512));
+	}
+}
+
+TEST(NvmfBdev, NullDiscardsWritesAndReadsZeroes)
 {
 	nvmf_bdev b;
-	EXPECT_EQ(-EINVAL, nvmf_bdev_open_ram(&b, 0, 512));
-	EXPECT_EQ(-EINVAL, nvmf_bdev_open_ram(&b, 1000, 512));
-	EXPECT_EQ(-EINVAL, nvmf_bdev_open_ram(&b, 4096, 1024));
-	EXPECT_EQ(-EINVAL, nvmf_bdev_open_ram(nullptr, 4096, 512));
+	ASSERT_EQ(0, nvmf_bdev_open_null(&b, 1ull << 40, 4096));
+	EXPECT_EQ(NVMF_BDEV_NULL, b.kind);
+	EXPECT_EQ(1ull << 40, b.size);
+	EXPECT_EQ(nullptr, b.ram);
+	std::vector<uint8_t> in = Pattern(8192, 5), out(8192, 0xA5);
+	ASSERT_EQ(0, nvmf_bdev_write(&b, in.data(), 4096, in.size(), true));
+	ASSERT_EQ(0, nvmf_bdev_read(&b, out.data(), 4096, out.size()));
+	for (uint8_t v : out)
+		ASSERT_EQ(0, v);
+	EXPECT_EQ(0, nvmf_bdev_zero(&b, 0, 1 << 20, true));
+	EXPECT_EQ(0, nvmf_bdev_flush(&b));
+	EXPECT_EQ(-ERANGE,
+		  nvmf_bdev_write(&b, in.data(), b.size - 4095, 4096, false));
+	EXPECT_EQ(-ERANGE, nvmf_bdev_read(&b, out.data(), b.size, 1));
+	EXPECT_EQ(-ERANGE, nvmf_bdev_zero(&b, 4096, UINT64_MAX, false));
+	nvmf_bdev_close(&b);
+	EXPECT_EQ(0, b.kind);
 }
 
 TEST(NvmfBdev, File)

@@ -61,6 +61,7 @@ TEST(NvmfConfig, FullConfiguration)
 			   "\tmodel wharf ram  disk\n"
 			   "\tnamespace 1 ram:64M\n"
 			   "\tnamespace 7 file:/srv/d7#x block=4096\n"
+			   "\tnamespace 9 null:1T block=4096\n"
 			   "\tallow-host " +
 			   std::string(kHost) +
 			   "\n"
@@ -91,7 +92,7 @@ TEST(NvmfConfig, FullConfiguration)
 	EXPECT_FALSE(s.allow_any);
 	ASSERT_EQ(1u, s.nhosts);
 	EXPECT_STREQ(kHost, s.hosts[0]);
-	ASSERT_EQ(2u, s.nns);
+	ASSERT_EQ(3u, s.nns);
 	EXPECT_EQ(1u, s.ns[0].nsid);
 	EXPECT_EQ(NVMF_BDEV_RAM, s.ns[0].kind);
 	EXPECT_EQ(64ull << 20, s.ns[0].size);
@@ -101,6 +102,10 @@ TEST(NvmfConfig, FullConfiguration)
 	EXPECT_EQ(NVMF_BDEV_FILE, s.ns[1].kind);
 	EXPECT_STREQ("/srv/d7#x", s.ns[1].path); // '#' inside a word
 	EXPECT_EQ(4096u, s.ns[1].block_size);
+	EXPECT_EQ(9u, s.ns[2].nsid);
+	EXPECT_EQ(NVMF_BDEV_NULL, s.ns[2].kind);
+	EXPECT_EQ(1ull << 40, s.ns[2].size);
+	EXPECT_EQ(nullptr, s.ns[2].path);
 	EXPECT_TRUE(cfg.subsys[1].allow_any);
 	EXPECT_EQ(0u, cfg.subsys[1].nns);
 	nvmf_config_free(&cfg);
@@ -303,8 +308,17 @@ TEST(NvmfConfig, NamespaceErrors)
 		  Err(Head("namespace 1 ram:2K block=4096\n")));
 	EXPECT_EQ("t.conf:4: namespace: file: needs a path",
 		  Err(Head("namespace 1 file:\n")));
-	EXPECT_EQ("t.conf:4: namespace: backing \"nvme0n1\" is not ram:SIZE "
-		  "or file:PATH",
+	EXPECT_EQ("t.conf:4: namespace: \"null:0\": bad size (null:SIZE, e.g. "
+		  "null:64M)",
+		  Err(Head("namespace 1 null:0\n")));
+	EXPECT_EQ("t.conf:4: namespace: size 6144 is not a multiple of the "
+		  "4096-byte block",
+		  Err(Head("namespace 1 null:6K block=4096\n")));
+	EXPECT_EQ("t.conf:4: namespace: backing \"nulls:1M\" is not "
+		  "ram:SIZE, null:SIZE or file:PATH",
+		  Err(Head("namespace 1 nulls:1M\n")));
+	EXPECT_EQ("t.conf:4: namespace: backing \"nvme0n1\" is not ram:SIZE, "
+		  "null:SIZE or file:PATH",
 		  Err(Head("namespace 1 nvme0n1\n")));
 	EXPECT_EQ("t.conf:4: namespace: \"block=1024\" is not block=512 or "
 		  "block=4096",
@@ -313,7 +327,7 @@ TEST(NvmfConfig, NamespaceErrors)
 		  "block=4096",
 		  Err(Head("namespace 1 ram:1M bs=512\n")));
 	EXPECT_EQ("t.conf:4: namespace: expected \"namespace NSID "
-		  "ram:SIZE|file:PATH [block=N]\"",
+		  "ram:SIZE|null:SIZE|file:PATH [block=N]\"",
 		  Err(Head("namespace 1\n")));
 }
 

@@ -2,7 +2,7 @@
 // data (round trips, FUA), Flush (one namespace and all), Write Zeroes
 // (with deallocate), Dataset Management deallocate, the status for every
 // refusal (LBA out of range, invalid / removed namespace, namespace not
-// ready, MDTS, disabled controller, unknown opcodes), file-backed
+// ready, MDTS, disabled controller, unknown opcodes), file-backed and null
 // namespaces, and the SMART counters the I/O feeds.
 #include <fcntl.h>
 #include <unistd.h>
@@ -391,6 +391,35 @@ TEST_F(NvmfIoFile, FileBackedNamespace)
 	SetKeyed(&ic.sqe, id.data(), 4096);
 	ASSERT_EQ(0, Status(Exec(admin_, ic)));
 	EXPECT_EQ(NVMF_VWC_PRESENT, id[525]);
+}
+
+class NvmfIoNull : public NvmfIo
+{
+      protected:
+	void SetUp() override
+	{
+		Create(std::string("listen 10.0.0.1\nsubsystem ") + kSub +
+		       "\n namespace 1 null:1T block=4096\n allow-any-host\n");
+		admin_ = Admin(kSub, &cntlid_);
+		io_ = Io(1, cntlid_, 32);
+	}
+};
+
+TEST_F(NvmfIoNull, WritesAreDiscardedReadsAreZero)
+{
+	// A 1 TiB namespace costs no memory; its last LBA is addressable.
+	const uint64_t last = (1ull << 40) / 4096 - 1;
+	std::vector<uint8_t> in = Pattern(8192, 4);
+	ASSERT_EQ(0, Status(Write(1, last - 1, in, 4096)));
+	std::vector<uint8_t> icd = Pattern(4096, 6);
+	ASSERT_EQ(0, Status(Write(1, 5, icd, 4096, true)));
+	ExpectZero(1, last - 1, 8192, 4096);
+	ExpectZero(1, 5, 4096, 4096);
+	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Write(1, last, in, 4096)));
+	EXPECT_EQ(0, Status(Exec(io_, Cmd(NVMF_IO_FLUSH, cid_++, 1))));
+	Capsule wz = Rw(NVMF_IO_WRITE_ZEROES, 1, 0, 8);
+	wz.sqe.cdw12 |= NVMF_RW_DEAC;
+	EXPECT_EQ(0, Status(Exec(io_, wz)));
 }
 
 } // namespace
