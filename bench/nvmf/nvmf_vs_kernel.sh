@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # bench/nvmf/nvmf_vs_kernel.sh - fio 4k randread / randwrite at QD 16 and
 # 64 through the guest kernel's nvme-rdma host: wharf-nvmf-tgt against the
-# kernel's own target (nvmet-rdma, configfs), same guest boot, same RAM
-# backing (brd /dev/ram0 for nvmet, a ram: namespace for wharf), one
-# 64 MiB namespace each. Prints IOPS and p99 completion latency side by
-# side and the wharf / kernel IOPS ratio per row.
+# kernel's own target (nvmet-rdma, configfs), same guest boot, same kind
+# of backing: RAM (brd /dev/ram0 for nvmet, a ram: namespace for wharf;
+# the default) or null (null_blk /dev/nullb0 completing inline, a null:
+# namespace; no data copied into storage on either side); fio uses
+# 64 MiB of each.
+# Prints IOPS and p99 completion latency side by side and the wharf /
+# kernel IOPS ratio per row.
 #
 # Run it in the soft-RoCE guest (it needs rxe0 and module loading):
 #   bazel build -c opt //targets/nvmf:wharf-nvmf-tgt
@@ -16,6 +19,7 @@
 #             '1:busy 1:busy::--in-capsule,0' compares in-capsule writes
 #             with writes pulled by RDMA READ),
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else bazel-bin)
+#          -k ram|null (the backing of both targets, default ram)
 #          -u (no CPU partition: shards placed by wharf, fio anywhere)
 #          -p DIR (profile: perf record -a -g over the middle half of
 #             each run; per guest CPU, functions by inclusive share, in
@@ -44,7 +48,8 @@ partition=1
 mtu=9000
 rounds=1
 profile=
-while getopts "r:w:b:m:n:p:uh" o; do
+backing=ram
+while getopts "r:w:b:m:n:p:k:uh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	w) variants=$OPTARG ;;
@@ -53,13 +58,22 @@ while getopts "r:w:b:m:n:p:uh" o; do
 	m) mtu=$OPTARG ;;
 	n) rounds=$OPTARG ;;
 	p) profile=$OPTARG ;;
+	k) backing=$OPTARG ;;
 	h)
-		sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
 	esac
 done
+case $backing in
+ram) kdisk=/dev/ram0 wns=ram:64M ;;
+null) kdisk=/dev/nullb0 wns=null:64M ;;
+*)
+	echo "nvmf_vs_kernel: -k takes ram or null, not '$backing'" >&2
+	exit 2
+	;;
+esac
 top=$(cd "$(dirname "$0")/../.." && pwd)
 if [ -z "$tgt" ]; then
 	tgt=$top/bazel-out/k8-opt/bin/targets/nvmf/wharf-nvmf-tgt
@@ -111,7 +125,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-modprobe -a nvme_rdma nvme_fabrics nvmet nvmet_rdma brd
+modprobe -a nvme_rdma nvme_fabrics nvmet nvmet_rdma
 # rxe0's netdev and its veth peer (guest-init.sh) carry every packet.
 netdev=$(rdma link show rxe0/1 | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
 for d in $netdev $(ip -o link show "$netdev" | sed -n 's/^[0-9]*: [^@]*@\([^:]*\):.*/\1/p'); do
@@ -119,7 +133,14 @@ for d in $netdev $(ip -o link show "$netdev" | sed -n 's/^[0-9]*: [^@]*@\([^:]*\
 done
 ib_mtu=$(ibv_devinfo -d rxe0 | awk '/active_mtu/ {print $2; exit}')
 log "rxe0 on $netdev: netdev MTU $mtu, IB MTU $ib_mtu"
-[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
+# null_blk: 1 GiB, its smallest module-parameter size (fio touches the
+# first 64 MiB); irqmode 0 completes in the submitter's context, the
+# cheapest setting for nvmet.
+if [ "$backing" = ram ]; then
+	[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
+else
+	[ -b /dev/nullb0 ] || modprobe null_blk nr_devices=1 gb=1 irqmode=0
+fi
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 
 # The namespace's block device once the kernel connected to $1.
@@ -241,12 +262,12 @@ measure() { # label dev
 	done
 }
 
-# --- the kernel's nvmet-rdma on brd ------------------------------------------
-log "kernel nvmet-rdma: $knqn on /dev/ram0, port 4420"
+# --- the kernel's nvmet-rdma on brd or null_blk ----------------------------
+log "kernel nvmet-rdma: $knqn on $kdisk, port 4420"
 mkdir "$cfs/subsystems/$knqn"
 echo 1 >"$cfs/subsystems/$knqn/attr_allow_any_host"
 mkdir "$cfs/subsystems/$knqn/namespaces/1"
-echo -n /dev/ram0 >"$cfs/subsystems/$knqn/namespaces/1/device_path"
+echo -n "$kdisk" >"$cfs/subsystems/$knqn/namespaces/1/device_path"
 echo 1 >"$cfs/subsystems/$knqn/namespaces/1/enable"
 mkdir "$cfs/ports/1"
 echo rdma >"$cfs/ports/1/addr_trtype"
@@ -275,13 +296,14 @@ kernel_measure() { # fio_cpus ("-": anywhere) round
 	kernel_done[$1#$2]=1
 }
 
-# --- wharf-nvmf-tgt on RAM, one run per variant ----------------------------
+# --- wharf-nvmf-tgt on RAM or null, one run per variant ---------------------
 wharf_run() { # variant shards poll spin shard_cpus fio_cpus round extra
 	local scpus=${5#-}
 	fio_cpus=${6#-}
-	log "round $7: wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, $2 shards" \
-		"(CPUs ${scpus:-by wharf}), poll $3; fio on CPUs ${fio_cpus:-any}"
-	"$tgt" -l $addr:4421 -s "$wnqn" -n '1 ram:64M' -A -t "$2" -p "$3" \
+	log "round $7: wharf-nvmf-tgt: $wnqn on $wns, port 4421, $2 shards" \
+		"(CPUs ${scpus:-by wharf}), poll $3${8:+, extra options ${8//,/ }}; fio on" \
+		"CPUs ${fio_cpus:-any}"
+	"$tgt" -l $addr:4421 -s "$wnqn" -n "1 $wns" -A -t "$2" -p "$3" \
 		${4:+--spin-us "$4"} ${scpus:+--cpus "$scpus"} ${8//,/ } \
 		>"$work/tgt.log" 2>&1 &
 	tgt_pid=$!
@@ -359,6 +381,6 @@ for v in $variants; do
 	done
 	echo "summary: wharf-nvmf-tgt $v vs nvmet-rdma: lowest IOPS" \
 		"ratio ${min}x over 4 cases (medians of $rounds round(s))," \
-		"${runtime}s each, IB MTU $ib_mtu (goal 1.2x)"
+		"${runtime}s each, IB MTU $ib_mtu, $backing backing (goal 1.2x)"
 done
 echo "connect retries: $(cat "$work/retries" 2>/dev/null | wc -l)"
