@@ -32,6 +32,8 @@ struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps)
 	c->cm = sh->cm;
 	c->sh = sh;
 	c->ps = ps;
+	wharf_list_init(&c->shard_link);
+	wharf_list_init(&c->win_link);
 	atomic_init(&c->dead, 0);
 	return c;
 }
@@ -52,10 +54,7 @@ int wcm_conn_publish(struct wharf_conn *c)
 	if (err)
 		return err;
 	c->inserted = true;
-	c->next = sh->conns;
-	if (sh->conns)
-		sh->conns->prev = c;
-	sh->conns = c;
+	wharf_list_add_head(&sh->conns, &c->shard_link);
 	return 0;
 }
 
@@ -83,8 +82,6 @@ void wcm_conn_free_unpublished(struct wharf_conn *c)
 
 void wcm_conn_put(struct wharf_conn *c)
 {
-	struct wcm_shard *sh = c->sh;
-
 	if (c->refs || c->app_ref || c->handover_ref || c->id_ref || c->qp ||
 	    c->qps_draining || c->freeing)
 		return;
@@ -100,12 +97,7 @@ void wcm_conn_put(struct wharf_conn *c)
 		wcm_conn_free_unpublished(c);
 		return;
 	}
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		sh->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	wharf_list_del(&c->shard_link);
 	if (c->listener)
 		listener_put(c->listener);
 	c->listener = NULL;

@@ -44,6 +44,7 @@
 #include "cm/conn_state.h"
 #include "cm/conn_table.h"
 #include "cm/rej_busy.h"
+#include "core/list.h"
 
 /* Defaults (see cm.h). */
 #define WCM_DEF_HANDSHAKE_CAP  1024u
@@ -131,14 +132,14 @@ struct wcm_shard {
 	struct wharf_poller *poller;
 	struct wharf_timer *teardown_timer;
 	struct wharf_qp_res **res; /* [cm->ndev], created on demand */
-	struct wharf_conn *conns;  /* every connection owned here */
+	struct wharf_list conns;   /* every connection owned here */
 	_Atomic(struct wcm_inbox_item *) inbox;
 	/* Taken from the inbox, not run yet (FIFO; see wcm_inbox_drain_max). */
 	struct wcm_inbox_item *pend_head, *pend_tail;
 	/* The connect window (window.c): handshakes holding a slot, and the
 	 * FIFO of those waiting for one. */
 	unsigned win_running;
-	struct wharf_conn *win_head, *win_tail;
+	struct wharf_list win_queue;  /* of wharf_conn.win_link */
 	_Atomic uint32_t win_waiting; /* gauge */
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
@@ -220,7 +221,7 @@ struct wharf_conn {
 	struct wcm_shard *sh;
 	struct wharf_numa_arena *arena;
 	struct wharf_listener *listener; /* passive; holds a reference */
-	struct wharf_conn *prev, *next;	 /* sh->conns */
+	struct wharf_list shard_link;	 /* on sh->conns once published */
 	struct wcm_conn_sm sm;
 	enum wcm_ps ps;
 	struct rdma_cm_id *cm_id;
@@ -239,7 +240,7 @@ struct wharf_conn {
 	bool in_handshake, counted_conn, quiet;
 	/* Active: connect window slot, or waiting for one (window.c). */
 	bool win_slot, win_waiting;
-	struct wharf_conn *win_prev, *win_next;
+	struct wharf_list win_link;
 	/* QP. */
 	struct wharf_qp *qp;
 	bool qp_bound, qpn_sent, qp_closed_cb;

@@ -46,18 +46,12 @@ void wcm_window_enter(struct wharf_conn *c)
 {
 	struct wcm_shard *sh = c->sh;
 
-	if (!window_full(sh) && !sh->win_head) {
+	if (!window_full(sh) && wharf_list_empty(&sh->win_queue)) {
 		start(c);
 		return;
 	}
 	c->win_waiting = true;
-	c->win_next = NULL;
-	c->win_prev = sh->win_tail;
-	if (sh->win_tail)
-		sh->win_tail->win_next = c;
-	else
-		sh->win_head = c;
-	sh->win_tail = c;
+	wharf_list_add_tail(&sh->win_queue, &c->win_link);
 	atomic_fetch_add_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
 
@@ -65,15 +59,7 @@ static void unlink_waiter(struct wharf_conn *c)
 {
 	struct wcm_shard *sh = c->sh;
 
-	if (c->win_prev)
-		c->win_prev->win_next = c->win_next;
-	else
-		sh->win_head = c->win_next;
-	if (c->win_next)
-		c->win_next->win_prev = c->win_prev;
-	else
-		sh->win_tail = c->win_prev;
-	c->win_prev = c->win_next = NULL;
+	wharf_list_del(&c->win_link);
 	c->win_waiting = false;
 	atomic_fetch_sub_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
@@ -90,7 +76,7 @@ void wcm_window_leave(struct wharf_conn *c)
 
 bool wcm_window_ready(const struct wcm_shard *sh)
 {
-	return sh->win_head && !window_full(sh);
+	return !wharf_list_empty(&sh->win_queue) && !window_full(sh);
 }
 
 unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max)
@@ -98,7 +84,8 @@ unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max)
 	unsigned n = 0;
 
 	while (n < max && wcm_window_ready(sh)) {
-		struct wharf_conn *c = sh->win_head;
+		struct wharf_conn *c = wharf_list_first_entry(
+			&sh->win_queue, struct wharf_conn, win_link);
 
 		unlink_waiter(c);
 		start(c);

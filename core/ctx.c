@@ -133,6 +133,7 @@ static int shard_create(struct wharf_ctx *ctx, unsigned index, int cpu)
 	shard->state = WHARF_SHARD_NEW;
 	shard->evfd = -1;
 	wharf_heap_init(&shard->timers);
+	wharf_list_init(&shard->timer_list);
 	ctx->shards[index] = shard;
 
 	shard->epfd = epoll_create1(EPOLL_CLOEXEC);

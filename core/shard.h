@@ -17,6 +17,7 @@
 #include <wharf/core.h>
 #include <wharf/numa.h>
 
+#include "core/list.h"
 #include "core/ring.h"
 #include "core/timer_heap.h"
 
@@ -51,7 +52,7 @@ struct wharf_timer {
 	struct wharf_shard *shard;
 	wharf_timer_fn fn;
 	void *arg;
-	struct wharf_timer *prev, *next; /* all of the shard's timers */
+	struct wharf_list link; /* on shard->timer_list */
 };
 
 /* Written by the owner only; atomics so that snapshots are race-free. */
@@ -98,7 +99,7 @@ struct wharf_shard {
 
 	/* Owner only. */
 	alignas(64) struct wharf_heap timers;
-	struct wharf_timer *timer_list;
+	struct wharf_list timer_list; /* every timer, armed or not */
 	struct wharf_watch *watch_list;
 	struct wharf_watch *dead_watches;
 	struct wharf_poller *pollers;

@@ -21,10 +21,7 @@ int wharf_timer_create(struct wharf_shard *shard, wharf_timer_fn fn, void *arg,
 	timer->shard = shard;
 	timer->fn = fn;
 	timer->arg = arg;
-	timer->next = shard->timer_list;
-	if (timer->next)
-		timer->next->prev = timer;
-	shard->timer_list = timer;
+	wharf_list_add_head(&shard->timer_list, &timer->link);
 	*out = timer;
 	return 0;
 }
@@ -81,18 +78,6 @@ bool wharf_timer_armed(const struct wharf_timer *timer)
 	return timer && wharf_heap_node_queued(&timer->node);
 }
 
-static void unlink_timer(struct wharf_timer *timer)
-{
-	struct wharf_shard *shard = timer->shard;
-
-	if (timer->prev)
-		timer->prev->next = timer->next;
-	else
-		shard->timer_list = timer->next;
-	if (timer->next)
-		timer->next->prev = timer->prev;
-}
-
 int wharf_timer_destroy(struct wharf_timer *timer)
 {
 	int err;
@@ -104,7 +89,7 @@ int wharf_timer_destroy(struct wharf_timer *timer)
 		return err;
 	if (wharf_heap_node_queued(&timer->node))
 		disarm(timer);
-	unlink_timer(timer);
+	wharf_list_del(&timer->link);
 	wharf_numa_free(timer->shard->arena, timer);
 	return 0;
 }
@@ -145,11 +130,12 @@ unsigned wharf_shard_run_timers(struct wharf_shard *shard, unsigned budget)
 
 void wharf_shard_free_timers(struct wharf_shard *shard)
 {
-	wharf_heap_fini(&shard->timers); /* touches the armed timers */
-	while (shard->timer_list) {
-		struct wharf_timer *timer = shard->timer_list;
+	struct wharf_timer *timer;
 
-		shard->timer_list = timer->next;
+	wharf_heap_fini(&shard->timers); /* touches the armed timers */
+	while ((timer = wharf_list_first_entry(&shard->timer_list,
+					       struct wharf_timer, link))) {
+		wharf_list_del(&timer->link);
 		wharf_numa_free(shard->arena, timer);
 	}
 	atomic_store_explicit(&shard->stats.timers_armed, 0,

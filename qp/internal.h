@@ -24,6 +24,7 @@
 #include <wharf/core.h>
 #include <wharf/numa.h>
 
+#include "core/list.h"
 #include "qp/admit.h"
 #include "qp/cq_size.h"
 #include "qp/credit.h"
@@ -61,8 +62,7 @@ struct wharf_qp_dev {
 
 /* A doubly linked list of QPs (free, quarantine, closing). */
 struct wqp_list {
-	struct wharf_qp *head;
-	struct wharf_qp *tail;
+	struct wharf_list head; /* of wharf_qp.link, oldest first */
 	uint32_t len;
 };
 
@@ -108,7 +108,7 @@ struct wharf_qp {
 	struct wqp_wrq cancel; /* cancelled by close, to complete */
 	struct wharf_qp *dirty_next;
 	struct wharf_qp *reap_next;
-	struct wharf_qp *prev, *next; /* list links */
+	struct wharf_list link; /* on the wqp_list named by .list */
 	struct wharf_buf_pool *rq_bufs;
 	struct wharf_qp_ops ops;
 	void *arg;
@@ -162,6 +162,8 @@ void wqp_dev_get(struct wharf_qp_dev *dev);
 void wqp_dev_put(struct wharf_qp_dev *dev);
 
 /* list helpers (pool.c) */
+void wqp_list_init(struct wqp_list *l);
+struct wharf_qp *wqp_list_first(const struct wqp_list *l);
 void wqp_list_push(struct wqp_list *l, enum wqp_list_id id,
 		   struct wharf_qp *qp);
 void wqp_list_del(struct wqp_list *l, struct wharf_qp *qp);

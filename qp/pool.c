@@ -20,37 +20,34 @@
 
 #include "qp/internal.h"
 
+void wqp_list_init(struct wqp_list *l)
+{
+	wharf_list_init(&l->head);
+	l->len = 0;
+}
+
+struct wharf_qp *wqp_list_first(const struct wqp_list *l)
+{
+	return wharf_list_first_entry(&l->head, struct wharf_qp, link);
+}
+
 void wqp_list_push(struct wqp_list *l, enum wqp_list_id id, struct wharf_qp *qp)
 {
 	qp->list = id;
-	qp->next = NULL;
-	qp->prev = l->tail;
-	if (l->tail)
-		l->tail->next = qp;
-	else
-		l->head = qp;
-	l->tail = qp;
+	wharf_list_add_tail(&l->head, &qp->link);
 	l->len++;
 }
 
 void wqp_list_del(struct wqp_list *l, struct wharf_qp *qp)
 {
-	if (qp->prev)
-		qp->prev->next = qp->next;
-	else
-		l->head = qp->next;
-	if (qp->next)
-		qp->next->prev = qp->prev;
-	else
-		l->tail = qp->prev;
-	qp->prev = qp->next = NULL;
+	wharf_list_del(&qp->link);
 	qp->list = WQP_IN_NONE;
 	l->len--;
 }
 
 struct wharf_qp *wqp_list_pop(struct wqp_list *l)
 {
-	struct wharf_qp *qp = l->head;
+	struct wharf_qp *qp = wqp_list_first(l);
 
 	if (qp)
 		wqp_list_del(l, qp);
@@ -87,6 +84,7 @@ int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
 	if (!qp)
 		return -ENOMEM;
 	qp->res = res;
+	wharf_list_init(&qp->link);
 	qp->life = WQP_LIFE_FREE;
 	qp->vstate = IBV_QPS_RESET;
 	qp->sq_depth = sq_depth;
@@ -320,8 +318,10 @@ void wqp_reap(struct wharf_qp_res *res)
 
 static void expire(struct wharf_qp_res *res, uint64_t now)
 {
-	while (res->closing.head && res->closing.head->deadline_ns <= now) {
-		struct wharf_qp *qp = wqp_list_pop(&res->closing);
+	struct wharf_qp *qp;
+
+	while ((qp = wqp_list_first(&res->closing)) && qp->deadline_ns <= now) {
+		wqp_list_del(&res->closing, qp);
 
 		if (!qp->last_wqe) {
 			qp->last_wqe = true;
@@ -336,9 +336,8 @@ static void expire(struct wharf_qp_res *res, uint64_t now)
 		}
 		wqp_drain_check(qp);
 	}
-	while (res->quarantine.head &&
-	       res->quarantine.head->deadline_ns <= now) {
-		struct wharf_qp *qp = res->quarantine.head;
+	while ((qp = wqp_list_first(&res->quarantine)) &&
+	       qp->deadline_ns <= now) {
 		enum wqp_life_act a;
 
 		wqp_life_step(&qp->life, WQP_EV_EXPIRE, qp->fate, true, &a);
@@ -371,6 +370,7 @@ void wqp_res_kick(struct wharf_qp_res *res)
 {
 	uint64_t next = UINT64_MAX, now;
 	bool refilling = res->refilling;
+	struct wharf_qp *qp;
 
 	if (!res->timer)
 		return;
@@ -379,10 +379,10 @@ void wqp_res_kick(struct wharf_qp_res *res)
 						res->o.pool_low_water,
 						res->o.pool_batch, &refilling)))
 		next = 0;
-	if (res->closing.head && res->closing.head->deadline_ns < next)
-		next = res->closing.head->deadline_ns;
-	if (res->quarantine.head && res->quarantine.head->deadline_ns < next)
-		next = res->quarantine.head->deadline_ns;
+	if ((qp = wqp_list_first(&res->closing)) && qp->deadline_ns < next)
+		next = qp->deadline_ns;
+	if ((qp = wqp_list_first(&res->quarantine)) && qp->deadline_ns < next)
+		next = qp->deadline_ns;
 	if (next == UINT64_MAX) {
 		wharf_timer_cancel(res->timer);
 		return;

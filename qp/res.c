@@ -104,6 +104,9 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 			       true);
 	if (!res)
 		return -ENOMEM;
+	wqp_list_init(&res->free);
+	wqp_list_init(&res->quarantine);
+	wqp_list_init(&res->closing);
 	/* Creating the timer also checks that this is the owning thread. */
 	err = wharf_timer_create(shard, wqp_res_timer_fn, res, &res->timer);
 	if (!err && dev->res[idx])
