@@ -238,8 +238,9 @@ struct wharf_conn {
 	unsigned qps_draining; /* released QPs whose on_closed is pending */
 	bool in_event, destroy_id_pending, freeing;
 	bool in_handshake, counted_conn, quiet;
-	/* Active: connect window slot, or waiting for one (window.c). */
-	bool win_slot, win_waiting;
+	/* Active: connect window slot, or waiting for one: linked on
+	 * sh->win_queue (window.c). */
+	bool win_slot;
 	struct wharf_list win_link;
 	/* QP. */
 	struct wharf_qp *qp;

@@ -50,7 +50,6 @@ void wcm_window_enter(struct wharf_conn *c)
 		start(c);
 		return;
 	}
-	c->win_waiting = true;
 	wharf_list_add_tail(&sh->win_queue, &c->win_link);
 	atomic_fetch_add_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
@@ -60,13 +59,12 @@ static void unlink_waiter(struct wharf_conn *c)
 	struct wcm_shard *sh = c->sh;
 
 	wharf_list_del(&c->win_link);
-	c->win_waiting = false;
 	atomic_fetch_sub_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
 
 void wcm_window_leave(struct wharf_conn *c)
 {
-	if (c->win_waiting)
+	if (wharf_list_linked(&c->win_link))
 		unlink_waiter(c);
 	if (c->win_slot) {
 		c->win_slot = false;

@@ -75,12 +75,6 @@ static inline void wharf_list_del(struct wharf_list *n)
 	wharf_list_init(n);
 }
 
-/* The first element's node, or NULL when HEAD is empty. */
-static inline struct wharf_list *wharf_list_first(const struct wharf_list *head)
-{
-	return wharf_list_empty(head) ? NULL : head->next;
-}
-
 /* The first element of HEAD as a TYPE *, or NULL when empty. */
 #define wharf_list_first_entry(head, type, member)                             \
 	(wharf_list_empty(head)                                                \

@@ -54,35 +54,43 @@ static void ram_release(struct nvmf_bdev *b)
 }
 #endif
 
+/* RAM and null backings: SIZE bytes, a whole number of blocks. */
+static bool sized_ok(const struct nvmf_bdev *b, uint64_t size,
+		     uint32_t block_size)
+{
+	return b && block_ok(block_size) && size && !(size % block_size);
+}
+
+static void sized_init(struct nvmf_bdev *b, enum nvmf_bdev_kind kind,
+		       uint64_t size, uint32_t block_size, uint8_t *ram)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = kind;
+	b->size = size;
+	b->block_size = block_size;
+	b->ram = ram;
+	b->fd = -1;
+}
+
 int nvmf_bdev_open_ram(struct nvmf_bdev *b, uint64_t size, uint32_t block_size)
 {
 	void *p;
 
-	if (!b || !block_ok(block_size) || !size || size % block_size ||
-	    size > (uint64_t)SIZE_MAX)
+	if (!sized_ok(b, size, block_size) || size > (uint64_t)SIZE_MAX)
 		return -EINVAL;
 	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
-	memset(b, 0, sizeof(*b));
-	b->kind = NVMF_BDEV_RAM;
-	b->size = size;
-	b->block_size = block_size;
-	b->ram = p;
-	b->fd = -1;
+	sized_init(b, NVMF_BDEV_RAM, size, block_size, p);
 	return 0;
 }
 
 int nvmf_bdev_open_null(struct nvmf_bdev *b, uint64_t size, uint32_t block_size)
 {
-	if (!b || !block_ok(block_size) || !size || size % block_size)
+	if (!sized_ok(b, size, block_size))
 		return -EINVAL;
-	memset(b, 0, sizeof(*b));
-	b->kind = NVMF_BDEV_NULL;
-	b->size = size;
-	b->block_size = block_size;
-	b->fd = -1;
+	sized_init(b, NVMF_BDEV_NULL, size, block_size, NULL);
 	return 0;
 }
 
