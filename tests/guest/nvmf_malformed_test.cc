@@ -2,14 +2,23 @@
 // wharf-nvmf-tgt: bad RDMA CM private data gets a REJ with the transport
 // status, malformed capsules get error completions (or, when no response
 // is possible, a disconnect), a controller whose host stops sending Keep
-// Alive is torn down, and after all of it the target still serves a
-// well-formed host and its counters are back to zero.
+// Alive is torn down with all its queues, a host process that is killed
+// (its kernel disconnects) has every queue reclaimed, and after all of it
+// the target still serves a well-formed host and its counters are back to
+// zero.
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -24,6 +33,7 @@
 extern "C" {
 #include "targets/nvmf/rdma_pdata.h"
 #include "targets/nvmf/spec.h"
+#include "targets/nvmf/spec_data.h"
 #include "targets/nvmf/spec_fabrics.h"
 }
 
@@ -124,41 +134,17 @@ uint16_t Status(const nvmf_cqe &c)
 	return c.status >> 1;
 }
 
-class Malformed : public ::testing::Test
+// The host side: its own wharf context and cm, and queues on them.
+class HostBase : public ::testing::Test
 {
       protected:
-	static Tgt *tgt_;
 	wharf_ctx *ctx_ = nullptr;
 	wharf_cm *cm_ = nullptr;
 	std::vector<HostQueue *> queues_;
 
-	static void SetUpTestSuite()
-	{
-		if (!wharf_guest::in_guest())
-			return;
-		tgt_ = new Tgt();
-		ASSERT_TRUE(tgt_->Start(
-			"nvmf_malformed",
-			"listen 198.18.0.1 " + std::to_string(kPort) +
-				"\nshards 2\nqueue-depth 32\nio-queues 2\n"
-				"subsystem " +
-				kSub +
-				"\n  namespace 1 ram:1M\n  allow-any-host\n"));
-	}
-
-	static void TearDownTestSuite()
-	{
-		if (!tgt_)
-			return;
-		EXPECT_TRUE(tgt_->Stop());
-		delete tgt_;
-		tgt_ = nullptr;
-	}
-
 	void SetUp() override
 	{
 		WHARF_REQUIRE_GUEST();
-		ASSERT_NE(nullptr, tgt_);
 		wharf_ctx_opts co;
 		wharf_ctx_opts_init(&co);
 		co.nshards = 1;
@@ -185,10 +171,7 @@ class Malformed : public ::testing::Test
 		}
 		for (HostQueue *h : queues_)
 			delete h;
-		if (tgt_) {
-			EXPECT_TRUE(tgt_->Alive()) << tgt_->Log();
-			EXPECT_TRUE(tgt_->BackToZero());
-		}
+		queues_.clear();
 	}
 
 	void OnConn(uint64_t id, std::function<void(wharf_conn *)> fn)
@@ -283,9 +266,11 @@ class Malformed : public ::testing::Test
 		return h->cqes.size() >= n ? h->cqes[n - 1] : nvmf_cqe{};
 	}
 
-	// A Fabrics Connect for the admin queue with in-capsule data.
-	static std::vector<uint8_t> ConnectCapsule(uint32_t kato,
-						   uint8_t sgl_type)
+	// A Fabrics Connect with in-capsule data: the admin queue's by
+	// default, or I/O queue @qid of controller @cntlid.
+	static std::vector<uint8_t>
+	ConnectCapsule(uint32_t kato, uint8_t sgl_type, uint16_t qid = 0,
+		       uint16_t cntlid = NVMF_CNTLID_DYNAMIC)
 	{
 		std::vector<uint8_t> b(kCapsule, 0);
 		nvmf_connect_cmd cmd = {};
@@ -296,11 +281,11 @@ class Malformed : public ::testing::Test
 		cmd.sgl.addr = 0;
 		cmd.sgl.unkeyed.len = sizeof(d);
 		cmd.sgl.unkeyed.type = sgl_type;
-		cmd.qid = 0;
+		cmd.qid = qid;
 		cmd.sqsize = 31;
 		cmd.kato = kato;
 		memset(d.hostid, 0x5A, sizeof(d.hostid));
-		d.cntlid = NVMF_CNTLID_DYNAMIC;
+		d.cntlid = cntlid;
 		snprintf(d.subnqn, sizeof(d.subnqn), "%s", kSub);
 		snprintf(d.hostnqn, sizeof(d.hostnqn), "%s", kHost);
 		memcpy(b.data(), &cmd, sizeof(cmd));
@@ -313,6 +298,96 @@ class Malformed : public ::testing::Test
 		return (uint8_t)(NVMF_SGL_TYPE_DATA_BLOCK << 4 |
 				 NVMF_SGL_SUB_OFFSET);
 	}
+
+	// Connects the admin queue and a controller with keep-alive @kato
+	// (ms, 0: none); returns the controller ID, 0 on any failure.
+	uint16_t ConnectAdmin(uint32_t kato, HostQueue **admin)
+	{
+		HostQueue *h = *admin = ConnectQueue(0, 32);
+		if (!h->established)
+			return 0;
+		std::vector<uint8_t> cc = ConnectCapsule(kato, InCapsule());
+		nvmf_cqe c = Exchange(h, cc.data(), cc.size());
+		if (Status(c))
+			return 0;
+		// I/O queues need an enabled controller: CC.EN with the
+		// queue entry sizes NVMe-oF fixes (64-byte SQE, 16-byte CQE).
+		nvmf_prop_cmd set = {};
+		set.opc = NVMF_OPC_FABRICS;
+		set.cid = 8;
+		set.fctype = NVMF_FCTYPE_PROP_SET;
+		set.attrib = NVMF_PROP_SIZE_4;
+		set.ofst = NVMF_PROP_CC;
+		set.value = NVMF_CC_EN | 6u << 16 | 4u << 20;
+		nvmf_cqe e = Exchange(h, &set, sizeof(set));
+		EXPECT_EQ(0, Status(e)) << std::hex << Status(e);
+		return Status(e) ? 0 : (uint16_t)(c.result & 0xFFFF);
+	}
+
+	// Connects I/O queue @qid of controller @cntlid; nullptr on failure.
+	HostQueue *ConnectIo(uint16_t qid, uint16_t cntlid)
+	{
+		HostQueue *h = ConnectQueue(qid, 32, cntlid);
+		if (!h->established)
+			return nullptr;
+		std::vector<uint8_t> cc =
+			ConnectCapsule(0, InCapsule(), qid, cntlid);
+		nvmf_cqe c = Exchange(h, cc.data(), cc.size());
+		EXPECT_EQ(0, Status(c)) << std::hex << Status(c);
+		return Status(c) ? nullptr : h;
+	}
+};
+
+// The target under test, shared by the suite, with the host side above.
+class Malformed : public HostBase
+{
+      protected:
+	static Tgt *tgt_;
+
+	static void SetUpTestSuite()
+	{
+		if (!wharf_guest::in_guest())
+			return;
+		tgt_ = new Tgt();
+		ASSERT_TRUE(tgt_->Start(
+			"nvmf_malformed",
+			"listen 198.18.0.1 " + std::to_string(kPort) +
+				"\nshards 2\nqueue-depth 32\nio-queues 2\n"
+				"subsystem " +
+				kSub +
+				"\n  namespace 1 ram:1M\n  allow-any-host\n"));
+	}
+
+	static void TearDownTestSuite()
+	{
+		if (!tgt_)
+			return;
+		EXPECT_TRUE(tgt_->Stop());
+		delete tgt_;
+		tgt_ = nullptr;
+	}
+
+	void SetUp() override
+	{
+		HostBase::SetUp();
+		if (IsSkipped() || HasFatalFailure())
+			return;
+		ASSERT_NE(nullptr, tgt_);
+	}
+
+	void TearDown() override
+	{
+		HostBase::TearDown();
+		if (tgt_) {
+			EXPECT_TRUE(tgt_->Alive()) << tgt_->Log();
+			EXPECT_TRUE(tgt_->BackToZero());
+		}
+	}
+};
+
+// A host in a process of its own, for the test that kills it.
+class HostProcess : public HostBase
+{
 };
 
 Tgt *Malformed::tgt_ = nullptr;
@@ -385,17 +460,76 @@ TEST_F(Malformed, BadCapsulesGetErrorStatusesAndTheQueueKeepsServing)
 	EXPECT_GE(s["dropped"], 1u);
 }
 
-TEST_F(Malformed, KeepAliveTimeoutTearsTheControllerDown)
+TEST_F(Malformed, KeepAliveTimeoutTearsTheControllerDownWithEveryQueue)
 {
 	uint64_t before = tgt_->Stats()["kato_expired"];
-	HostQueue *h = ConnectQueue(0, 32);
-	ASSERT_TRUE(h->established);
-	std::vector<uint8_t> cc = ConnectCapsule(1000, InCapsule());
-	nvmf_cqe c = Exchange(h, cc.data(), cc.size());
-	ASSERT_EQ(0, Status(c));
-	// No Keep Alive follows: the target ends the association.
-	EXPECT_TRUE(h->Wait([h] { return h->disconnected; }));
+	HostQueue *admin = nullptr;
+	// 5 s: time to connect the I/O queue before the controller goes.
+	uint16_t cntlid = ConnectAdmin(5000, &admin);
+	ASSERT_NE(0, cntlid);
+	HostQueue *io = ConnectIo(1, cntlid);
+	ASSERT_NE(nullptr, io);
+	// No Keep Alive follows: the target ends the association, the
+	// I/O queue with the admin queue.
+	EXPECT_TRUE(admin->Wait([admin] { return admin->disconnected; }));
+	EXPECT_TRUE(io->Wait([io] { return io->disconnected; }));
 	EXPECT_LT(before, tgt_->Stats()["kato_expired"]);
+}
+
+// The host process dies with a controller, an admin and an I/O queue and
+// no keep-alive: its kernel sends the disconnects, and the target reclaims
+// every queue and the controller (TearDown checks the counters too).
+TEST_F(Malformed, AHostProcessThatIsKilledHasEveryQueueReclaimed)
+{
+	const char *child_test =
+		"--gtest_filter=HostProcess."
+		"DISABLED_ConnectsAControllerThenWaitsToBeKilled";
+	uint64_t kato_before = tgt_->Stats()["kato_expired"];
+	int fds[2];
+	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
+	ASSERT_EQ(0, fcntl(fds[1], F_SETFD, 0));
+	std::string fd_env = "WHARF_NVMF_READY_FD=" + std::to_string(fds[1]);
+	std::vector<char *> env;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "GTEST_", 6) && strncmp(*e, "XML_OUTPUT", 10))
+			env.push_back(*e);
+	env.push_back(&fd_env[0]);
+	env.push_back(nullptr);
+	char self[] = "/proc/self/exe",
+	     all[] = "--gtest_also_run_disabled_tests";
+	std::string filter = child_test;
+	char *argv[] = {self, all, &filter[0], nullptr};
+	pid_t pid;
+	ASSERT_EQ(0,
+		  posix_spawn(&pid, self, nullptr, nullptr, argv, env.data()));
+	close(fds[1]);
+
+	// "ready CNTLID" once both queues are connected, EOF if it failed.
+	std::string ready;
+	pollfd pfd = {fds[0], POLLIN, 0};
+	char buf[64];
+	ssize_t n = 0;
+	if (poll(&pfd, 1, 1000 * (int)wharf_cm_test::kWait.count()) == 1)
+		n = read(fds[0], buf, sizeof(buf) - 1);
+	close(fds[0]);
+	if (n > 0)
+		ready.assign(buf, (size_t)n);
+	bool connected = ready.rfind("ready ", 0) == 0;
+	std::map<std::string, uint64_t> s;
+	if (connected)
+		s = tgt_->Stats();
+
+	kill(pid, SIGKILL);
+	int st = 0;
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(connected) << "host process did not connect: '" << ready
+			       << "', status " << st;
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) << st;
+	EXPECT_EQ(1u, s["ctrls"]);
+	EXPECT_EQ(2u, s["queues"]);
+
+	EXPECT_TRUE(tgt_->BackToZero());
+	EXPECT_EQ(kato_before, tgt_->Stats()["kato_expired"]);
 }
 
 TEST_F(Malformed, AWellFormedHostIsServedAfterAllOfIt)
@@ -409,6 +543,26 @@ TEST_F(Malformed, AWellFormedHostIsServedAfterAllOfIt)
 		EXPECT_EQ(0, wharf_disconnect(c));
 	});
 	EXPECT_TRUE(h->Wait([h] { return h->disconnected; }));
+}
+
+// Run by the test above in a child process (--gtest_also_run_disabled_tests,
+// WHARF_NVMF_READY_FD set): connects a controller with no keep-alive and an
+// I/O queue, says "ready CNTLID" on the descriptor and waits to be killed
+// (bounded: it exits by itself after 300 s).
+TEST_F(HostProcess, DISABLED_ConnectsAControllerThenWaitsToBeKilled)
+{
+	const char *fd_env = getenv("WHARF_NVMF_READY_FD");
+	if (!fd_env)
+		GTEST_SKIP() << "run by AHostProcessThatIsKilled...";
+	int fd = atoi(fd_env);
+	HostQueue *admin = nullptr;
+	uint16_t cntlid = ConnectAdmin(0, &admin);
+	ASSERT_NE(0, cntlid);
+	ASSERT_NE(nullptr, ConnectIo(1, cntlid));
+	std::string msg = "ready " + std::to_string(cntlid) + "\n";
+	ASSERT_EQ((ssize_t)msg.size(), write(fd, msg.data(), msg.size()));
+	std::this_thread::sleep_for(std::chrono::seconds(300));
+	FAIL() << "not killed within 300 s";
 }
 
 } // namespace
