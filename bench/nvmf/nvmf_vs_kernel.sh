@@ -29,6 +29,11 @@
 #          -n ROUNDS (default 1): every measurement ROUNDS times, the
 #             kernel first in odd rounds and wharf first in even ones;
 #             the table shows medians and the range of per-round ratios
+#          -S (scheduler view of every run on stderr: per-CPU softirq
+#             counts, and the threads with the most CPU time and run-queue
+#             wait, from /proc/softirqs and /proc/PID/task/TID/schedstat;
+#             threads still alive when fio has exited: kernel threads and
+#             the target, not fio)
 #          -m MTU (of rxe0's netdev for the run, default 9000: rxe then
 #             runs IB MTU 4096 and a 4 KiB I/O is one packet, as on a
 #             storage fabric with jumbo frames; 1500 gives IB MTU 1024,
@@ -48,8 +53,9 @@ partition=1
 mtu=9000
 rounds=1
 profile=
+schedview=
 backing=ram
-while getopts "r:w:b:m:n:p:k:uh" o; do
+while getopts "r:w:b:m:n:p:k:uSh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	w) variants=$OPTARG ;;
@@ -59,8 +65,9 @@ while getopts "r:w:b:m:n:p:k:uh" o; do
 	n) rounds=$OPTARG ;;
 	p) profile=$OPTARG ;;
 	k) backing=$OPTARG ;;
+	S) schedview=1 ;;
 	h)
-		sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
@@ -219,6 +226,36 @@ profile_report() { # name
 	rm -f "$work/perf.data"
 }
 
+# -S: every thread's "comm run_ns wait_ns slices" (schedstat), summed by
+# name (kworkers and ksoftirqd keep their CPU in the name).
+sched_snap() { # file
+	# One grep over every task's comm and schedstat (a process per thread
+	# costs seconds in a TCG guest); comm may hold ':' and ' '.
+	grep -H '' /proc/[0-9]*/task/[0-9]*/comm \
+		/proc/[0-9]*/task/[0-9]*/schedstat 2>/dev/null |
+		awk -F: '{ p = $1; v = substr($0, length($1) + 2)
+		if (sub(/\/comm$/, "", p)) { gsub(/ /, "_", v); c[p] = v }
+		else if (sub(/\/schedstat$/, "", p)) s[p] = v }
+		END { for (p in s) if (p in c) print c[p], s[p] }' >"$1.threads"
+	cat /proc/softirqs >"$1.softirqs"
+}
+sched_report() { # snapshot name
+	sched_snap "$work/sched1"
+	log "$2: softirqs raised per CPU during the run:"
+	awk 'NR == FNR { for (i = 2; i <= NF; i++) a[$1, i] = $i; next }
+	FNR > 1 { d = ""; z = 1
+		for (i = 2; i <= NF; i++) { d = d " " $i - a[$1, i]; if ($i - a[$1, i]) z = 0 }
+		if (!z) printf "  %-9s%s\n", $1, d }' "$1.softirqs" \
+		"$work/sched1.softirqs" >&2
+	log "$2: threads by CPU time (ms run / ms waiting to run / slices):"
+	awk 'NF == 4 && NR == FNR { r[$1] += $2; w[$1] += $3; n[$1] += $4; next }
+	NF == 4 { R[$1] += $2; W[$1] += $3; N[$1] += $4 }
+	END { for (k in R) { dr = (R[k] - r[k]) / 1e6; dw = (W[k] - w[k]) / 1e6
+		if (dr >= 1 || dw >= 1)
+			printf "  %-28s %7.0f / %6.0f / %d\n", k, dr, dw, N[k] - n[k] } }' \
+		"$1.threads" "$work/sched1.threads" | sort -k2 -rn | head -n 10 >&2
+}
+
 # fio on $1, rw $2, depth $3 -> "IOPS P99_US CPU_BUSY" on stdout (terse v3:
 # read IOPS in field 8, its clat percentiles in 18-37; write 49, 59-78;
 # awk, not python: interpreters start slowly in a TCG guest).
@@ -228,6 +265,7 @@ fio_cpus=
 run_fio() {
 	local out=$work/fio.terse busy fpid
 	cat /proc/stat >"$work/stat0"
+	[ -z "$schedview" ] || sched_snap "$work/sched0"
 	fio ${fio_cpus:+--cpus_allowed="$fio_cpus"} \
 		--name=b --filename="$1" --ioengine=libaio --direct=1 --bs=4k \
 		--rw="$2" --iodepth="$3" --numjobs=1 --size=64M --time_based \
@@ -240,6 +278,7 @@ run_fio() {
 		return 1
 	}
 	busy=$(cpu_busy "$work/stat0")
+	[ -z "$schedview" ] || sched_report "$work/sched0" "$4 $2 QD$3"
 	[ -n "$profile" ] && profile_report "$4.$2.qd$3"
 	awk -F';' -v busy="$busy" -v w="$([ "${2#rand}" = write ] && echo 1 || echo 0)" '
 	{

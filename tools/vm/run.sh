@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one command inside the soft-RoCE guest and returns its exit status.
 #
-#   run.sh [--numa] [--timeout SECONDS] [--verbose] [--share DIR] -- CMD [ARG...]
+#   run.sh [--numa] [--pin] [--timeout SECONDS] [--verbose] [--share DIR] -- CMD [ARG...]
 #
 # The guest (qemu, TCG by default) boots Debian's stock kernel prepared by
 # prepare.sh, sees the host's root read-only, creates rxe0 on a veth at
@@ -11,6 +11,10 @@
 # qemu never outlives this script: on timeout (exit 124), Ctrl-C or any exit
 # it is killed.
 #
+# --pin (or WHARF_VM_PIN=1) pins vCPU i's thread to host CPU i (modulo the
+# host's CPUs), so that a guest CPU's caches stay on one host core; for
+# benchmarks. qemu's other threads stay unpinned.
+#
 # Environment: WHARF_VM_ACCEL=tcg|kvm (default tcg), WHARF_VM_MEM (MiB,
 # default 3072), WHARF_VM_CPUS (default 2), WHARF_VM_TIMEOUT (default 600),
 # WHARF_VM_CACHE (see prepare.sh), WHARF_VM_LOGDIR.
@@ -18,6 +22,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 numa=0
+pin=${WHARF_VM_PIN:-0}
 verbose=0
 timeout=${WHARF_VM_TIMEOUT:-600}
 share=""
@@ -29,6 +34,7 @@ usage() {
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--numa) numa=1 ;;
+	--pin) pin=1 ;;
 	--verbose) verbose=1 ;;
 	--timeout)
 		timeout=$2
@@ -142,7 +148,7 @@ trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
 
 qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "$mem" "${numa_args[@]}" \
-	-nodefaults -display none -monitor none -no-reboot -nic none \
+	-name wharf,debug-threads=on -nodefaults -display none -monitor none -no-reboot -nic none \
 	-kernel "$vmdir/vmlinuz" -initrd "$vmdir/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet loglevel=4 $kclock wharf.init=$here/guest-init.sh" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
@@ -150,6 +156,35 @@ qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "$mem" "${numa_args[@]}" \
 	-serial "file:$rundir/console.log" -serial "file:$out" \
 	</dev/null >"$rundir/qemu.log" 2>&1 &
 qpid=$!
+
+# vCPU threads are named "CPU N/TCG" (or "CPU N/KVM") with debug-threads;
+# qemu creates them before the guest runs. Bounded wait: 10 s.
+pin_vcpus() {
+	local ncpu=$(($(nproc) > 0 ? $(nproc) : 1)) tries=0 pinned t name n
+	while [ "$tries" -lt 100 ]; do
+		pinned=0
+		for t in /proc/"$qpid"/task/*; do
+			name=$(cat "$t/comm" 2>/dev/null) || continue
+			case "$name" in
+			"CPU "*/*)
+				n=${name#CPU }
+				n=${n%%/*}
+				taskset -p -c $((n % ncpu)) "${t##*/}" >/dev/null &&
+					pinned=$((pinned + 1))
+				;;
+			esac
+		done
+		if [ "$pinned" -ge "$cpus" ]; then
+			echo "vm: $pinned vCPU threads pinned to host CPUs" >&2
+			return 0
+		fi
+		tries=$((tries + 1))
+		sleep 0.1
+	done
+	echo "run.sh: --pin: found $pinned of $cpus vCPU threads" >&2
+	return 1
+}
+[ "$pin" != 1 ] || pin_vcpus || exit 1
 
 if [ "$verbose" = 1 ]; then
 	tail -n +1 -F --pid="$qpid" "$out" "$rundir/console.log" 2>/dev/null &
