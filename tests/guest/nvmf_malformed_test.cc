@@ -481,9 +481,8 @@ TEST_F(Malformed, KeepAliveTimeoutTearsTheControllerDownWithEveryQueue)
 // every queue and the controller (TearDown checks the counters too).
 TEST_F(Malformed, AHostProcessThatIsKilledHasEveryQueueReclaimed)
 {
-	const char *child_test =
-		"--gtest_filter=HostProcess."
-		"DISABLED_ConnectsAControllerThenWaitsToBeKilled";
+	std::string filter = "--gtest_filter=HostProcess."
+			     "DISABLED_ConnectsAControllerThenWaitsToBeKilled";
 	uint64_t kato_before = tgt_->Stats()["kato_expired"];
 	int fds[2];
 	ASSERT_EQ(0, pipe2(fds, O_CLOEXEC));
@@ -497,7 +496,6 @@ TEST_F(Malformed, AHostProcessThatIsKilledHasEveryQueueReclaimed)
 	env.push_back(nullptr);
 	char self[] = "/proc/self/exe",
 	     all[] = "--gtest_also_run_disabled_tests";
-	std::string filter = child_test;
 	char *argv[] = {self, all, &filter[0], nullptr};
 	pid_t pid;
 	ASSERT_EQ(0,

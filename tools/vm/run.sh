@@ -160,7 +160,8 @@ qpid=$!
 # vCPU threads are named "CPU N/TCG" (or "CPU N/KVM") with debug-threads;
 # qemu creates them before the guest runs. Bounded wait: 10 s.
 pin_vcpus() {
-	local ncpu=$(($(nproc) > 0 ? $(nproc) : 1)) tries=0 pinned t name n
+	local ncpu tries=0 pinned t name n
+	ncpu=$(nproc)
 	while [ "$tries" -lt 100 ]; do
 		pinned=0
 		for t in /proc/"$qpid"/task/*; do
