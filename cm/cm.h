@@ -80,17 +80,52 @@
  * established as soon as the SIDR reply is sent.  There is no disconnect
  * on the wire: wharf_disconnect() ends a UD connection locally.
  *
- * Storm control.  Each shard admits at most handshake_cap passive
- * handshakes in flight, and only as many connections as its SRQ receive
- * budget covers (wharf_qp_res_admit()).  Beyond either, the request is
- * rejected with IB REJ reason 28 (consumer defined) carrying the busy
- * payload of cm/rej_busy.h: 16 bytes, "WHRF", version 1, header length 16,
- * reason (1 handshakes, 2 receive budget, 3 draining), flags, a big-endian
- * u32 retry-after in milliseconds, a u16 load in per mille of the cap, and
- * a Fletcher-16 check.  wharf_connect() decodes it (wharf_conn_reject) and,
- * when asked (busy_retry), retries after the hint with jittered
- * exponential backoff.  A stale-connection REJ (reason 10) is retried with
- * backoff by default.
+ * Storm control.  Each shard runs at most handshake_cap passive
+ * handshakes at once, and admits only as many connections as its SRQ
+ * receive budget covers (wharf_qp_res_admit()).  What happens to a request
+ * beyond either is the listener's overload policy (wharf_listen_opts):
+ *
+ *  - WHARF_OVERLOAD_DEFER (the default): the request waits, unanswered, in
+ *    its owner shard's FIFO and is presented (on_request, or the
+ *    listener's accept) as soon as the shard has room, in arrival order.
+ *    Waiting is safe for standard peers that wait on the kernel's CM
+ *    (Linux 6.1, IB and RoCE alike): the active side retransmits its REQ
+ *    after about 6 s (2 x packet lifetime + CMA_CM_RESPONSE_TIMEOUT 20),
+ *    and the passive kernel answers every retransmission of a request its
+ *    consumer holds with an MRA of service timeout 24 (4.096 us x 2^24,
+ *    about 68 s), each of which stretches the active side's wait by that
+ *    much, for up to 15 retries: about 17 minutes before the peer gives
+ *    up.  The Linux NVMe-oF host (no connect timeout of its own since
+ *    6.0), librdmacm's rping, ucmatose and cmtime wait that long.  SPDK's
+ *    host does not: it gives up after rdma_cm_event_timeout_ms (1 s by
+ *    default), so a listener serving SPDK hosts should defer less than
+ *    that.  A deferral never lasts longer than defer_max_ms (default
+ *    20 s, at most WHARF_DEFER_MAX_MS_LIMIT = 60 s: well inside the
+ *    window, and below wharf_connect()'s own 30 s default); past it, or
+ *    when defer_max requests of the listener already wait (a memory
+ *    bound), the request is refused.  A peer that gives up while its
+ *    request waits sends a REJ that the kernel does not report for a
+ *    request userspace has not answered yet (ucma drops events of such
+ *    ids): the request then ends when its deferral runs out, or fails
+ *    when it is accepted, each counted.
+ *  - WHARF_OVERLOAD_REJECT_BUSY: refused at once with wharf's busy REJ
+ *    (below), for fleets of wharf clients that retry after its hint.
+ *
+ * A refusal the library sends on its own (overload, shutdown, a deferral
+ * that ran out, a request it cannot take) carries the private data the
+ * listener's refusal callback writes, so that it speaks the peer's
+ * protocol (an NVMe-oF target answers with its transport's {recfmt, sts}).
+ * Without a callback: REJECT_BUSY listeners send the busy payload, DEFER
+ * listeners send no private data (a plain consumer-defined REJ, which any
+ * peer understands as a refusal).
+ *
+ * The busy payload (cm/rej_busy.h), REJ reason 28 (consumer defined): 16
+ * bytes, "WHRF", version 1, header length 16, reason (1 handshakes, 2
+ * receive budget, 3 draining), flags, a big-endian u32 retry-after in
+ * milliseconds, a u16 load in per mille of the cap, and a Fletcher-16
+ * check.  wharf_connect() decodes it (wharf_conn_reject) and, when asked
+ * (busy_retry), retries after the hint with jittered exponential backoff.
+ * A stale-connection REJ (reason 10) is retried with backoff by default.
  *
  * Counters.  Every request and every wharf_connect() ends in exactly one
  * final outcome, counted per shard and per listener (wharf_cm_stats).
@@ -164,9 +199,9 @@ struct wharf_cm_opts {
 	/** sizeof(struct wharf_cm_opts) as compiled by the caller. */
 	size_t size;
 	/**
-	 * Passive handshakes in flight per shard (requests handed over and
-	 * not yet established or ended); beyond, requests get a busy REJ.
-	 * 0 = 1024.
+	 * Passive handshakes a shard runs at once (requests presented and
+	 * not yet established or ended); beyond, the listener's overload
+	 * policy applies (defer or busy REJ).  0 = 1024.
 	 */
 	unsigned handshake_cap;
 	/** retry-after hint of a busy REJ, milliseconds; 0 = 100, at most
@@ -445,6 +480,49 @@ typedef int (*wharf_pick_shard_fn)(const struct wharf_conn_request *req,
 				   const struct wharf_cm_shard_load *shards,
 				   unsigned nshards, void *arg);
 
+/** What a listener does with a request its owner shard has no room for
+ * (handshake_cap, receive budget); see "Storm control" above. */
+enum wharf_overload {
+	/** Hold it unanswered in the owner's FIFO until there is room. */
+	WHARF_OVERLOAD_DEFER = 0,
+	/** Refuse it at once with the busy REJ (wharf clients retry). */
+	WHARF_OVERLOAD_REJECT_BUSY = 1,
+};
+
+/** The longest deferral a listener may ask for (defer_max_ms), ms. */
+#define WHARF_DEFER_MAX_MS_LIMIT 60000u
+
+/** Why the library refuses a request on its own (wharf_refusal_fn). */
+enum wharf_refusal {
+	/** The owner shard runs handshake_cap handshakes (REJECT_BUSY). */
+	WHARF_REFUSAL_HANDSHAKES = 1,
+	/** The owner's receive budget does not admit another QP, at
+	 * admission (REJECT_BUSY) or when the accept takes the QP. */
+	WHARF_REFUSAL_RECV_BUDGET = 2,
+	/** The cm is shutting down. */
+	WHARF_REFUSAL_DRAINING = 3,
+	/** The request waited defer_max_ms without room (DEFER). */
+	WHARF_REFUSAL_DEFER_TIMEOUT = 4,
+	/** defer_max requests of the listener already wait (DEFER). */
+	WHARF_REFUSAL_DEFER_FULL = 5,
+	/** The request cannot be taken (no memory, a shard resource that
+	 * cannot be created, a device the cm does not know). */
+	WHARF_REFUSAL_RESOURCES = 6,
+};
+
+/**
+ * A listener's refusal private data: write at most @max bytes (148 RC /
+ * 136 UD) into @buf and return how many; 0 sends none.  @req is the
+ * request as on_request would see it, or NULL when the refusal comes
+ * before the request could be read.  A return above @max is logged and
+ * sent as 0 bytes.
+ * Context: a shard thread of the cm (the listener's or the owner's);
+ * must not block or call into wharf.
+ */
+typedef size_t (*wharf_refusal_fn)(const struct wharf_conn_request *req,
+				   enum wharf_refusal why, void *buf,
+				   size_t max, void *arg);
+
 /** Options for wharf_listen(); start from wharf_listen_opts_init(). */
 struct wharf_listen_opts {
 	/** sizeof(struct wharf_listen_opts) as compiled by the caller. */
@@ -484,6 +562,23 @@ struct wharf_listen_opts {
 	/** Time in timewait before giving up on TIMEWAIT_EXIT, ms;
 	 * 0 = 10000. */
 	uint32_t timewait_timeout_ms;
+	/** What to do with a request the owner has no room for; default
+	 * WHARF_OVERLOAD_DEFER. */
+	enum wharf_overload overload;
+	/** DEFER: longest wait of a request, ms; 0 = 20000, at most
+	 * WHARF_DEFER_MAX_MS_LIMIT.  Its decision and accept timers start
+	 * when it is presented. */
+	uint32_t defer_max_ms;
+	/** DEFER: requests of this listener waiting at once (each holds a
+	 * connection's memory and an rdma_cm_id); beyond, refused;
+	 * 0 = 4096. */
+	uint32_t defer_max;
+	/** Private data of the library's own refusals, NULL = the default
+	 * (see "Storm control"); and its argument.  Both must stay valid
+	 * until wharf_cm_destroy() returns: requests handed over before
+	 * wharf_listener_destroy() live on and may still be refused. */
+	wharf_refusal_fn refusal;
+	void *refusal_arg;
 };
 
 /**
@@ -501,7 +596,8 @@ void wharf_listen_opts_init(struct wharf_listen_opts *opts);
  *
  * Return: 0; -EINVAL for NULL arguments or bad options (size, port space,
  * shard index, accept_param private data over the accept limit, QP
- * options); -EADDRINUSE / -EADDRNOTAVAIL / -errno from rdma_bind_addr or
+ * options, an unknown overload policy, defer_max_ms above
+ * WHARF_DEFER_MAX_MS_LIMIT); -EADDRINUSE / -EADDRNOTAVAIL / -errno from rdma_bind_addr or
  * rdma_listen; -ENOMEM.
  * Context: any thread; blocks until the listener's shard has set it up
  * (directly when called on that shard).  No RCU rule.
@@ -879,8 +975,11 @@ uint64_t wharf_conn_step_ns(const struct wharf_conn *conn,
  * Outcome counters of a shard, a listener or the whole cm.  Each request
  * and each wharf_connect() ends in exactly one final outcome: rejected_app,
  * rejected_busy, rejected_by_peer, timed_out, unreachable, failed,
- * disconnected or aborted.  Each value is read atomically; the snapshot as
- * a whole is not one instant.
+ * disconnected, aborted, deferred_timed_out or deferred_lost.  So once
+ * everything has ended, requests + connects = the sum of the final
+ * outcomes; meanwhile the gauges (handshakes, connections, deferred) hold
+ * the rest.  Each value is read atomically; the snapshot as a whole is
+ * not one instant.
  */
 struct wharf_cm_stats {
 	/** sizeof(struct wharf_cm_stats) as compiled by the caller. */
@@ -895,7 +994,9 @@ struct wharf_cm_stats {
 	uint64_t connected;
 	/** Final: rejected by the application (wharf_reject()). */
 	uint64_t rejected_app;
-	/** Final: rejected busy (handshake cap, receive budget, draining). */
+	/** Final: refused by the library for overload or shutdown
+	 * (handshake cap or receive budget with REJECT_BUSY, receive budget
+	 * at accept time, defer_max reached, draining). */
 	uint64_t rejected_busy;
 	/** Final (active): on_rejected delivered. */
 	uint64_t rejected_by_peer;
@@ -931,6 +1032,20 @@ struct wharf_cm_stats {
 	/** Gauge: wharf_connect() calls waiting for the connect window
 	 * (counted in handshakes too). */
 	uint64_t connects_waiting;
+	/** Gauge: requests deferred, waiting for room on their owner shard
+	 * (not counted in handshakes). */
+	uint64_t deferred;
+	/** Requests deferred (each once, whatever became of it). */
+	uint64_t deferred_total;
+	/** Of those, established after their wait. */
+	uint64_t deferred_accepted;
+	/** Final: deferred for defer_max_ms without room, then refused. */
+	uint64_t deferred_timed_out;
+	/** Final: an event said the peer gave up (or the device went away)
+	 * while the request was deferred; destroyed without an answer.  (The
+	 * kernel reports no event for most such requests: those end as
+	 * deferred_timed_out, or fail when accepted.) */
+	uint64_t deferred_lost;
 };
 
 /**
@@ -950,7 +1065,7 @@ int wharf_cm_stats(const struct wharf_cm *cm, struct wharf_cm_stats *out);
 
 /**
  * wharf_listener_stats - the counters of the connections of @l (gauges
- * are 0).
+ * are 0, but for deferred).
  * Return and Context: as wharf_cm_shard_stats().
  */
 int wharf_listener_stats(const struct wharf_listener *l,

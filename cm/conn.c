@@ -34,6 +34,7 @@ struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps)
 	c->ps = ps;
 	wharf_list_init(&c->shard_link);
 	wharf_list_init(&c->win_link);
+	wharf_list_init(&c->defer_link);
 	atomic_init(&c->dead, 0);
 	return c;
 }

@@ -209,6 +209,36 @@ static int resolving(unsigned int ev, unsigned int ok, unsigned int err,
 	return 0;
 }
 
+/*
+ * A deferred request: presented again when the owner admits it, lost when
+ * the peer or the device goes away.  The application never saw it, so
+ * nothing is delivered.
+ */
+static int deferred(unsigned int ev, const struct wcm_cm_input *in,
+		    struct wcm_step *s)
+{
+	switch (ev) {
+	case WCM_CM_CONNECT_REQUEST:
+		if (in->defer)
+			return 0; /* still no room: keep waiting */
+		arm(s, WCM_ST_REQ_RECEIVED, WCM_ACT_DELIVER_REQUEST,
+		    WCM_TIMER_STEP);
+		s->outcome = WCM_OUT_ADMITTED;
+		return 0;
+	case WCM_CM_REJECTED:
+	case WCM_CM_CONNECT_ERROR:
+	case WCM_CM_UNREACHABLE:
+	case WCM_CM_DISCONNECTED:
+	case WCM_CM_DEVICE_REMOVAL:
+		go(s, WCM_ST_CLOSED, 0);
+		s->outcome = WCM_OUT_DEFER_LOST;
+		return 0;
+	case WCM_CM_ADDR_CHANGE:
+		return 0;
+	}
+	return -EPROTO;
+}
+
 static int cm_transition(const struct wcm_conn_sm *sm,
 			 const struct wcm_cm_input *in, struct wcm_step *s)
 {
@@ -218,6 +248,8 @@ static int cm_transition(const struct wcm_conn_sm *sm,
 		return 0; /* late events after the end: nothing to do */
 	if (ev == WCM_CM_ADDR_CHANGE)
 		return 0;
+	if (sm->state == WCM_ST_DEFERRED)
+		return deferred(ev, in, s);
 	if (ev == WCM_CM_DEVICE_REMOVAL) {
 		if (sm->state == WCM_ST_IDLE)
 			return -EPROTO;
@@ -233,6 +265,11 @@ static int cm_transition(const struct wcm_conn_sm *sm,
 		if (sm->side != WCM_SIDE_PASSIVE ||
 		    ev != WCM_CM_CONNECT_REQUEST)
 			return -EPROTO;
+		if (in->defer) {
+			arm(s, WCM_ST_DEFERRED, 0, WCM_TIMER_STEP);
+			s->outcome = WCM_OUT_DEFERRED;
+			return 0;
+		}
 		arm(s, WCM_ST_REQ_RECEIVED, WCM_ACT_DELIVER_REQUEST,
 		    WCM_TIMER_STEP);
 		return 0;
@@ -328,8 +365,8 @@ static int api_check(const struct wcm_conn_sm *sm, unsigned int call)
 		return -EINVAL;
 	case WCM_API_ACCEPT:
 	case WCM_API_REJECT:
-		if (active || st == WCM_ST_IDLE)
-			return -EINVAL;
+		if (active || st == WCM_ST_IDLE || st == WCM_ST_DEFERRED)
+			return -EINVAL; /* no request the application holds */
 		if (st == WCM_ST_REQ_RECEIVED)
 			return 0;
 		if (st == WCM_ST_ESTABLISHED)
@@ -383,7 +420,7 @@ static void api_transition(const struct wcm_conn_sm *sm, unsigned int call,
 		break;
 	case WCM_API_DESTROY:
 		go(s, WCM_ST_DESTROYED, WCM_ACT_DESTROY_ID);
-		if (st == WCM_ST_REQ_RECEIVED)
+		if (st == WCM_ST_REQ_RECEIVED || st == WCM_ST_DEFERRED)
 			s->actions |=
 				WCM_ACT_REJECT; /* do not leave it hanging */
 		if (st == WCM_ST_ESTABLISHED)
@@ -462,10 +499,14 @@ int wcm_conn_on_timer(const struct wcm_conn_sm *sm, enum wcm_timer timer,
 	st = sm->state;
 	switch (timer) {
 	case WCM_TIMER_STEP:
-		if (st == WCM_ST_REQ_RECEIVED)
+		if (st == WCM_ST_REQ_RECEIVED) {
 			fail(step, WCM_ST_REJECTED, WCM_ACT_REJECT,
 			     WCM_ERR_TIMEOUT);
-		else
+		} else if (st == WCM_ST_DEFERRED) {
+			/* Never shown: refused, nothing delivered. */
+			go(step, WCM_ST_REJECTED, WCM_ACT_REJECT);
+			step->outcome = WCM_OUT_DEFER_EXPIRED;
+		} else
 			fail(step, WCM_ST_CLOSED, 0, WCM_ERR_TIMEOUT);
 		break;
 	case WCM_TIMER_DISCONNECT: /* lost DREQ/DREP: forced teardown */
@@ -576,6 +617,7 @@ const char *wcm_conn_state_name(unsigned int state)
 		[WCM_ST_REJECTED] = "REJECTED",
 		[WCM_ST_CLOSED] = "CLOSED",
 		[WCM_ST_DESTROYED] = "DESTROYED",
+		[WCM_ST_DEFERRED] = "DEFERRED",
 	};
 
 	return state < WCM_ST_COUNT ? names[state] : "?";

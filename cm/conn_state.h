@@ -13,6 +13,11 @@
  *          -(retry timer)-> ADDR_RESOLVING with a fresh rdma_cm_id
  * Passive: IDLE -(CONNECT_REQUEST)-> REQ_RECEIVED (the application decides,
  *          now or later) -> ACCEPTING -> ESTABLISHED ..., or -> REJECTED
+ *          IDLE -(CONNECT_REQUEST, deferred)-> DEFERRED: the owner shard
+ *          has no room for another handshake; the request waits, unseen
+ *          by the application, until the request is presented again
+ *          (-> REQ_RECEIVED), its timer runs out (-> REJECTED) or the
+ *          peer gives up (-> CLOSED)
  * Peer disconnect: ESTABLISHED -(DISCONNECTED)-> TIMEWAIT (DREP sent)
  * Any state -(destroy)-> DESTROYED.
  *
@@ -60,6 +65,7 @@ enum wcm_conn_state {
 	WCM_ST_REJECTED,	/* passive: REJ sent (terminal) */
 	WCM_ST_CLOSED,		/* finished (terminal) */
 	WCM_ST_DESTROYED,	/* destroyed by the application (terminal) */
+	WCM_ST_DEFERRED,	/* passive: waiting for admission, not shown */
 	WCM_ST_COUNT
 };
 
@@ -145,11 +151,16 @@ enum wcm_outcome {
 	WCM_OUT_NONE = 0,
 	WCM_OUT_ESTABLISHED,	  /* on_established delivered */
 	WCM_OUT_RETRIED,	  /* rejected, retrying (step->rej_status) */
+	WCM_OUT_DEFERRED,	  /* the request waits for admission */
+	WCM_OUT_ADMITTED,	  /* a deferred request is presented */
 	WCM_OUT_REJECTED_BY_APP,  /* final: the application rejected */
 	WCM_OUT_REJECTED_BY_PEER, /* final: on_rejected delivered */
 	WCM_OUT_FAILED,		  /* final: on_error delivered (step->error) */
 	WCM_OUT_DISCONNECTED,	  /* final: on_disconnected delivered */
 	WCM_OUT_ABORTED,	  /* final: destroyed before established */
+	WCM_OUT_DEFER_EXPIRED,	  /* final: deferred too long, REJ sent */
+	WCM_OUT_DEFER_LOST,	  /* final: the peer or device went away
+				     while the request was deferred */
 };
 
 /* Actions, in execution order. */
@@ -200,6 +211,8 @@ struct wcm_cm_input {
 	uint8_t event; /* enum wcm_cm_event */
 	uint8_t retry; /* REJECTED: the caller's policy (wcm_retry_stale /
 			  wcm_retry_busy with next.attempt) says retry */
+	uint8_t defer; /* CONNECT_REQUEST in IDLE: the owner has no room
+			  for the handshake now (cm/overload.h) */
 	int status;    /* event->status; for REJECTED the REJ reason */
 };
 

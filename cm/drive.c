@@ -70,6 +70,9 @@ void wcm_arm_timer(struct wharf_conn *c, unsigned kind)
 		case WCM_ST_ACCEPTING:
 			ms = c->cfg.accept_ms;
 			break;
+		case WCM_ST_DEFERRED:
+			ms = c->cfg.defer_ms;
+			break;
 		default:
 			ms = c->cfg.connect_ms;
 			break;

@@ -6,12 +6,14 @@
  * event (its data goes with the ack): copies the request's parameters,
  * private data and addresses into a new connection, picks the owner shard
  * (the listener's policy, else wharf_numa_pick_shard() over handshakes +
- * connections with a penalty for shards off the device's NUMA nodes), and
- * refuses it with a busy REJ when the owner is at its handshake cap.
- * Otherwise it acknowledges the event, then migrates the new rdma_cm_id to
- * the owner's channel (rdma_migrate_id waits for the acks of the events
- * already reported on the old channel, so it must come after the ack), and
- * hands the connection over through the owner's inbox.
+ * connections + deferred requests, with a penalty for shards off the
+ * device's NUMA nodes), and - for a REJECT_BUSY listener - refuses it with
+ * a busy REJ when the owner is at its handshake cap.  Otherwise it
+ * acknowledges the event, then migrates the new rdma_cm_id to the owner's
+ * channel (rdma_migrate_id waits for the acks of the events already
+ * reported on the old channel, so it must come after the ack), and hands
+ * the connection over through the owner's inbox, where admission
+ * (defer.c) presents, defers or refuses it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,8 +38,10 @@ static unsigned pick_owner(struct wharf_listener *l, struct wcm_dev *dev,
 						   memory_order_relaxed) +
 			      atomic_load_explicit(&sh->hs_active,
 						   memory_order_relaxed);
-		uint32_t n =
-			atomic_load_explicit(&sh->nconns, memory_order_relaxed);
+		uint32_t n = atomic_load_explicit(&sh->nconns,
+						  memory_order_relaxed) +
+			     atomic_load_explicit(&sh->defer_n,
+						  memory_order_relaxed);
 
 		view[i] = (struct wharf_cm_shard_load){
 			.handshakes = hs,
@@ -108,26 +112,22 @@ static int copy_request(struct wharf_conn *c, const struct rdma_cm_event *ev)
 	return 0;
 }
 
-/* Refuse a request before any connection exists for it. */
+/* Refuse a request before any connection exists for it (@req: as far as
+ * it was read, or NULL). */
 static void refuse(struct wharf_listener *l, struct rdma_cm_event *ev,
-		   struct wcm_shard *owner, uint8_t busy_reason)
+		   struct wcm_shard *owner,
+		   const struct wharf_conn_request *req, enum wcm_refusal why)
 {
 	struct rdma_cm_id *id = ev->id;
-	uint8_t buf[WCM_BUSY_LEN];
-	size_t len = 0;
+	uint8_t buf[WCM_PDATA_REJECT_RC];
+	size_t len = wcm_refusal_pdata(l, owner, req, why, buf);
+	enum wcm_ctr ctr = wcm_refusal_ctr(why);
 
-	if (busy_reason)
-		len = wcm_busy_payload(owner, busy_reason, buf);
 	rdma_reject(id, len ? buf : NULL, (uint8_t)len);
 	rdma_ack_cm_event(ev);
 	rdma_destroy_id(id);
-	if (busy_reason) {
-		wcm_count_shard(l->sh, WCM_C_REJ_BUSY);
-		wcm_count_listener(l, WCM_C_REJ_BUSY);
-	} else {
-		wcm_count_shard(l->sh, WCM_C_FAILED);
-		wcm_count_listener(l, WCM_C_FAILED);
-	}
+	wcm_count_shard(l->sh, ctr);
+	wcm_count_listener(l, ctr);
 }
 
 static void adopt_item(struct wcm_inbox_item *item)
@@ -155,28 +155,30 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	wcm_count_shard(l->sh, WCM_C_REQUESTS);
 	wcm_count_listener(l, WCM_C_REQUESTS);
 	if (!dev || atomic_load_explicit(&cm->closing, memory_order_relaxed)) {
-		refuse(l, ev, l->sh, dev ? WCM_BUSY_DRAINING : 0);
+		refuse(l, ev, l->sh, NULL,
+		       dev ? WCM_REFUSE_DRAINING : WCM_REFUSE_RESOURCES);
 		return;
 	}
 	/* Build the connection on shard 0's arena first: we do not know
 	 * the owner before the request is parsed. */
 	c = wcm_conn_alloc(cm->shards[0], l->ps);
 	if (!c) {
-		refuse(l, ev, l->sh, 0);
+		refuse(l, ev, l->sh, NULL, WCM_REFUSE_RESOURCES);
 		return;
 	}
 	if (copy_request(c, ev)) {
 		wcm_conn_free_unpublished(c);
 		wcm_count_shard(l->sh, WCM_C_PROTO);
-		refuse(l, ev, l->sh, 0);
+		refuse(l, ev, l->sh, NULL, WCM_REFUSE_RESOURCES);
 		return;
 	}
 	request_view(c, dev);
 	owner = cm->shards[pick_owner(l, dev, &c->req_view)];
 	hs = atomic_load_explicit(&owner->hs_passive, memory_order_relaxed);
-	if (hs >= cm->handshake_cap) {
+	if (l->overload == WCM_OVERLOAD_REJECT_BUSY &&
+	    hs >= cm->handshake_cap) {
+		refuse(l, ev, owner, &c->req_view, WCM_REFUSE_HANDSHAKES);
 		wcm_conn_free_unpublished(c);
-		refuse(l, ev, owner, WCM_BUSY_HANDSHAKES);
 		return;
 	}
 	if (owner != cm->shards[0]) { /* move it to the owner's node */
@@ -215,7 +217,14 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 					  memory_order_relaxed);
 		wharf_ctx_log(cm->ctx, WHARF_LOG_WARN,
 			      "cm: rdma_migrate_id: %d", err);
-		rdma_reject(id, NULL, 0);
+		{
+			uint8_t buf[WCM_PDATA_REJECT_RC];
+			size_t len =
+				wcm_refusal_pdata(l, owner, &c->req_view,
+						  WCM_REFUSE_RESOURCES, buf);
+
+			rdma_reject(id, len ? buf : NULL, (uint8_t)len);
+		}
 		rdma_destroy_id(id);
 		wcm_conn_free_unpublished(c);
 		wcm_count_shard(l->sh, WCM_C_FAILED);
@@ -399,7 +408,10 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 	if (err)
 		return err;
 	if (!o.addr || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
-	    o.shard >= cm->nshards || o.backlog < 0 || qp_opts_check(&o.qp))
+	    o.shard >= cm->nshards || o.backlog < 0 || qp_opts_check(&o.qp) ||
+	    (o.overload != WHARF_OVERLOAD_DEFER &&
+	     o.overload != WHARF_OVERLOAD_REJECT_BUSY) ||
+	    o.defer_max_ms > WHARF_DEFER_MAX_MS_LIMIT)
 		return -EINVAL;
 	alen = wcm_sockaddr_len(o.addr);
 	if (!alen || alen > sizeof(struct sockaddr_storage))
@@ -433,6 +445,14 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 	l->cfg.timewait_ms =
 		or_default(o.timewait_timeout_ms, WCM_DEF_TIMEWAIT_MS);
 	l->cfg.connect_ms = WCM_DEF_CONNECT_MS;
+	l->cfg.defer_ms = or_default(o.defer_max_ms, WCM_DEF_DEFER_MS);
+	l->overload = o.overload == WHARF_OVERLOAD_REJECT_BUSY
+			      ? WCM_OVERLOAD_REJECT_BUSY
+			      : WCM_OVERLOAD_DEFER;
+	l->defer_max = or_default(o.defer_max, WCM_DEF_DEFER_MAX);
+	l->refusal = o.refusal;
+	l->refusal_arg = o.refusal_arg;
+	atomic_init(&l->deferred, 0);
 	l->cfg.qp = o.qp;
 	atomic_init(&l->refs, 1);
 	err = on_listener_shard(l, false);

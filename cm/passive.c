@@ -1,13 +1,14 @@
 /*
  * cm/passive.c - the passive side: adopting a handed-over request on its
- * owner shard (admission), wharf_accept() / wharf_reject(), and the busy
- * REJ.
+ * owner shard, wharf_accept() / wharf_reject().
  *
- * Admission happens twice: the listener checks the owner's handshake cap
- * before the hand-over (listen.c); the owner checks its SRQ receive budget
- * (wharf_qp_res_admit(), which only the owner may call) before showing the
- * request to the application, and wharf_qp_take() checks it again at
- * accept time.  Each refusal is a REJ with the busy payload.
+ * Admission (defer.c) happens when the owner adopts the request: room
+ * for its handshake and its SRQ receive budget (wharf_qp_res_admit(),
+ * which only the owner may call) before the request is shown to the
+ * application; wharf_qp_take() checks the budget again at accept time.
+ * A REJECT_BUSY listener also checks the owner's handshake count before
+ * the hand-over (listen.c).  A refusal carries the listener's refusal
+ * private data (refusal.c).
  *
  * wharf_accept() validates the application's parameters against the
  * request and the device before touching the state machine, so a bad call
@@ -19,41 +20,6 @@
 #include "core/opts.h"
 #include "cm/rt.h"
 
-size_t wcm_busy_payload(struct wcm_shard *owner, uint8_t reason,
-			uint8_t buf[WCM_BUSY_LEN])
-{
-	struct wharf_cm *cm = owner->cm;
-	uint64_t hs =
-		atomic_load_explicit(&owner->hs_passive, memory_order_relaxed);
-	uint64_t load = hs * WCM_BUSY_LOAD_MAX / cm->handshake_cap;
-	struct wcm_rej_busy b = {
-		.reason = reason,
-		.retry_after_ms = cm->busy_retry_after_ms,
-		.load_permille =
-			(uint16_t)(load > WCM_BUSY_LOAD_MAX ? WCM_BUSY_LOAD_MAX
-							    : load),
-	};
-	size_t len = 0;
-
-	if (wcm_rej_busy_encode(&b, buf, WCM_BUSY_LEN, &len))
-		return 0;
-	return len;
-}
-
-/* Refuse an adopted request that was never shown to the application. */
-void wcm_busy_reject(struct wharf_conn *c, uint8_t reason)
-{
-	uint8_t buf[WCM_BUSY_LEN];
-	size_t len = wcm_busy_payload(c->sh, reason, buf);
-
-	rdma_reject(c->cm_id, len ? buf : NULL, (uint8_t)len);
-	wcm_destroy_id(c);
-	c->busy_rejected = true;
-	c->in_handshake = false;
-	atomic_fetch_sub_explicit(&c->sh->hs_passive, 1, memory_order_relaxed);
-	wcm_count(c, WCM_C_REJ_BUSY);
-}
-
 static void conn_timer_fn(struct wharf_timer *t, void *arg)
 {
 	struct wharf_conn *c = arg;
@@ -63,6 +29,8 @@ static void conn_timer_fn(struct wharf_timer *t, void *arg)
 	(void)t;
 	if (kind == WCM_TIMER_DISCONNECT || kind == WCM_TIMER_TIMEWAIT)
 		wcm_count(c, WCM_C_FORCED);
+	if (c->sm.state == WCM_ST_DEFERRED)
+		c->refusal = WCM_REFUSE_DEFER_TIMEOUT;
 	c->last_err = -ETIMEDOUT;
 	if (wcm_conn_on_timer(&c->sm, (enum wcm_timer)kind, &st))
 		return;
@@ -99,42 +67,9 @@ int wcm_conn_setup(struct wharf_conn *c)
 
 void wcm_adopt(struct wharf_conn *c)
 {
-	struct wcm_shard *sh = c->sh;
-	struct wcm_cm_input in = {.event = WCM_CM_CONNECT_REQUEST};
-	struct wharf_qp_res *res;
-	int err = 0;
-
 	c->adopted = true;
 	wcm_stamp(c, WHARF_STEP_ADOPTED);
-	if (sh->closing ||
-	    atomic_load_explicit(&c->cm->closing, memory_order_relaxed)) {
-		wcm_busy_reject(c, WCM_BUSY_DRAINING);
-		return;
-	}
-	if (c->ps == WCM_PS_RC && !c->cfg.qp.private_rq) {
-		res = wcm_res_get(sh, c->dev, &err);
-		if (res &&
-		    wharf_qp_res_admit(res, c->cfg.qp.recv_credits) == -EBUSY) {
-			wcm_busy_reject(c, WCM_BUSY_RECV_BUDGET);
-			return;
-		}
-	}
-	if (!err)
-		err = conn_setup(c);
-	if (err) {
-		wharf_ctx_log(c->cm->ctx, WHARF_LOG_WARN,
-			      "cm: cannot take a request: %d", err);
-		rdma_reject(c->cm_id, NULL, 0);
-		wcm_destroy_id(c);
-		c->in_handshake = false;
-		atomic_fetch_sub_explicit(&sh->hs_passive, 1,
-					  memory_order_relaxed);
-		wcm_count(c, WCM_C_FAILED);
-		return;
-	}
-	wcm_conn_sm_init(&c->sm, WCM_SIDE_PASSIVE);
-	c->app_ref = true;
-	wcm_feed_cm(c, &in);
+	wcm_admit(c); /* defer.c */
 }
 
 /* ---------------------------------------------------------------- */
@@ -183,7 +118,7 @@ int wcm_act_accept(struct wharf_conn *c)
 		err = wcm_take_qp(c, res);
 		if (err) {
 			if (err == -EBUSY) {
-				c->busy_reason = WCM_BUSY_RECV_BUDGET;
+				c->refusal = WCM_REFUSE_RECV_BUDGET;
 				c->busy_rejected = true;
 			}
 			return err;
@@ -264,14 +199,15 @@ int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *in)
 
 int wcm_act_reject(struct wharf_conn *c)
 {
-	uint8_t buf[WCM_BUSY_LEN];
+	uint8_t buf[WCM_PDATA_REJECT_RC];
 	const void *pd = c->rej_len ? c->rej_pdata : NULL;
 	size_t len = c->rej_len;
 
 	if (!c->cm_id)
 		return -ENOTCONN;
-	if (c->busy_reason) {
-		len = wcm_busy_payload(c->sh, c->busy_reason, buf);
+	if (c->refusal) { /* the library's own: the listener's private data */
+		len = wcm_refusal_pdata(c->listener, c->sh, &c->req_view,
+					(enum wcm_refusal)c->refusal, buf);
 		pd = len ? buf : NULL;
 	}
 	if (rdma_reject(c->cm_id, pd, (uint8_t)len))

@@ -43,6 +43,7 @@
 #include "cm/conn_param.h"
 #include "cm/conn_state.h"
 #include "cm/conn_table.h"
+#include "cm/overload.h"
 #include "cm/rej_busy.h"
 #include "core/list.h"
 
@@ -60,6 +61,8 @@
 #define WCM_DEF_ACCEPT_MS      10000u
 #define WCM_DEF_DISCONNECT_MS  5000u
 #define WCM_DEF_TIMEWAIT_MS    10000u
+#define WCM_DEF_DEFER_MS       20000u
+#define WCM_DEF_DEFER_MAX      4096u
 /* Shard events taken per drain of a shard channel. */
 #define WCM_SHARD_BATCH 32u
 /*
@@ -93,6 +96,10 @@ enum wcm_ctr {
 	WCM_C_HELD,
 	WCM_C_TW_EXITS,
 	WCM_C_PROTO,
+	WCM_C_DEFERRED,
+	WCM_C_DEFER_ACCEPTED,
+	WCM_C_DEFER_EXPIRED,
+	WCM_C_DEFER_LOST,
 	WCM_C_COUNT
 };
 
@@ -141,6 +148,11 @@ struct wcm_shard {
 	unsigned win_running;
 	struct wharf_list win_queue;  /* of wharf_conn.win_link */
 	_Atomic uint32_t win_waiting; /* gauge */
+	/* Passive admission (defer.c): handshakes presented and running,
+	 * and the FIFO of deferred requests. */
+	unsigned adm_running;
+	struct wharf_list defer_queue; /* of wharf_conn.defer_link */
+	_Atomic uint32_t defer_n;      /* gauge */
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
 	_Atomic uint32_t hs_passive;
@@ -176,7 +188,7 @@ struct wharf_cm {
 /* Per-connection configuration (copied from the listen/connect options). */
 struct wcm_cfg {
 	uint32_t addr_ms, route_ms, connect_ms, decision_ms, accept_ms;
-	uint32_t disconnect_ms, timewait_ms;
+	uint32_t disconnect_ms, timewait_ms, defer_ms;
 	bool stale_retry, busy_retry;
 	struct wcm_retry_policy stale, busy;
 	struct wharf_conn_qp_opts qp;
@@ -201,8 +213,13 @@ struct wharf_listener {
 	struct wharf_conn_param accept_param;
 	uint8_t accept_pdata[WCM_PDATA_ACCEPT_RC];
 	struct wcm_cfg cfg;
-	struct wcm_counters ctr; /* written by several shards: fetch_add */
-	_Atomic unsigned refs;	 /* the owner + connections */
+	enum wcm_overload overload;
+	uint32_t defer_max;
+	wharf_refusal_fn refusal;
+	void *refusal_arg;
+	_Atomic uint32_t deferred; /* gauge, written by the owner shards */
+	struct wcm_counters ctr;   /* written by several shards: fetch_add */
+	_Atomic unsigned refs;	   /* the owner + connections */
 };
 
 /* A receive held until ESTABLISHED. */
@@ -242,6 +259,10 @@ struct wharf_conn {
 	 * sh->win_queue (window.c). */
 	bool win_slot;
 	struct wharf_list win_link;
+	/* Passive: holds an admission slot (adm_running), or waits for one
+	 * linked on sh->defer_queue; was_deferred: it did wait. */
+	bool adm_slot, was_deferred;
+	struct wharf_list defer_link;
 	/* QP. */
 	struct wharf_qp *qp;
 	bool qp_bound, qpn_sent, qp_closed_cb;
@@ -261,7 +282,7 @@ struct wharf_conn {
 	const struct wharf_conn_param *acc; /* during wharf_accept */
 	uint8_t rej_pdata[WCM_PDATA_REJECT_RC];
 	size_t rej_len;
-	uint8_t busy_reason; /* a busy REJ is being sent */
+	uint8_t refusal; /* enum wcm_refusal: the REJ is the library's own */
 	bool busy_rejected;
 	/* Negotiated (sent) and received parameters. */
 	struct wcm_conn_param neg;
@@ -356,10 +377,25 @@ void wcm_shard_chan_ready(struct wharf_watch *w, int fd, uint32_t ev,
 			  void *arg);
 void wcm_adopt(struct wharf_conn *c);
 
-/* Busy REJ (passive.c). */
-size_t wcm_busy_payload(struct wcm_shard *owner, uint8_t reason,
-			uint8_t buf[WCM_BUSY_LEN]);
-void wcm_busy_reject(struct wharf_conn *c, uint8_t reason);
+/* The library's own refusals (refusal.c): the private data of @why for a
+ * request of @l (@req NULL before it was read), into @buf (at least
+ * WCM_PDATA_REJECT_RC bytes); returns its length. */
+size_t wcm_refusal_pdata(const struct wharf_listener *l,
+			 struct wcm_shard *owner,
+			 const struct wharf_conn_request *req,
+			 enum wcm_refusal why, uint8_t *buf);
+/* The counter of a refusal's final outcome. */
+enum wcm_ctr wcm_refusal_ctr(enum wcm_refusal why);
+/* Refuse an adopted request before it entered the state machine. */
+void wcm_refuse(struct wharf_conn *c, enum wcm_refusal why);
+
+/* Passive admission (defer.c); owner shard only. */
+void wcm_admit(struct wharf_conn *c); /* adopted: present, defer or refuse */
+void wcm_adm_leave(struct wharf_conn *c);   /* the handshake ended */
+void wcm_defer_leave(struct wharf_conn *c); /* left DEFERRED otherwise */
+bool wcm_defer_ready(struct wcm_shard *sh);
+unsigned wcm_defer_admit(struct wcm_shard *sh, unsigned max);
+void wcm_defer_drain(struct wcm_shard *sh); /* shutdown: refuse all */
 
 /* Timestamps a handshake step (wharf_conn_step_ns, api.c). */
 void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step);

@@ -136,6 +136,7 @@ static int shard_poll(struct wharf_shard *shard, void *arg)
 	}
 	work = (int)wcm_inbox_drain_max(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_window_admit(sh, WCM_INBOX_BATCH);
+	work += (int)wcm_defer_admit(sh, WCM_INBOX_BATCH);
 	wcm_rcu_publish();
 	return work;
 }
@@ -146,7 +147,7 @@ static int shard_arm(struct wharf_shard *shard, void *arg)
 
 	(void)shard;
 	wcm_rcu_publish();
-	return sh->pend_head || wcm_window_ready(sh) ||
+	return sh->pend_head || wcm_window_ready(sh) || wcm_defer_ready(sh) ||
 	       atomic_load_explicit(&sh->inbox, memory_order_relaxed) != NULL;
 }
 
@@ -209,6 +210,7 @@ int wcm_shard_alloc(struct wharf_cm *cm, unsigned i)
 	sh->node = wharf_shard_node(sh->shard);
 	wharf_list_init(&sh->conns);
 	wharf_list_init(&sh->win_queue);
+	wharf_list_init(&sh->defer_queue);
 	atomic_init(&sh->next_seq, 1);
 	sh->rnd = 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^
 		  (uint64_t)time(NULL);
@@ -313,6 +315,7 @@ static void teardown_msg(struct wharf_shard *shard, void *arg)
 	(void)shard;
 	sh->closing = true;
 	wcm_inbox_drain(sh);
+	wcm_defer_drain(sh); /* never shown: the library refuses them */
 	for (n = sh->conns.next; n != &sh->conns; n = next) {
 		struct wharf_conn *c =
 			wharf_list_entry(n, struct wharf_conn, shard_link);

@@ -35,10 +35,11 @@ static void handshake_over(struct wharf_conn *c)
 	if (!c->in_handshake)
 		return;
 	c->in_handshake = false;
-	if (c->sm.side == WCM_SIDE_PASSIVE)
+	if (c->sm.side == WCM_SIDE_PASSIVE) {
 		atomic_fetch_sub_explicit(&c->sh->hs_passive, 1,
 					  memory_order_relaxed);
-	else {
+		wcm_adm_leave(c);
+	} else {
 		atomic_fetch_sub_explicit(&c->sh->hs_active, 1,
 					  memory_order_relaxed);
 		wcm_window_leave(c);
@@ -66,6 +67,8 @@ void wcm_count_outcome(struct wharf_conn *c, const struct wcm_step *st)
 		handshake_over(c);
 		wcm_count(c, c->sm.side == WCM_SIDE_PASSIVE ? WCM_C_ACCEPTED
 							    : WCM_C_CONNECTED);
+		if (c->was_deferred)
+			wcm_count(c, WCM_C_DEFER_ACCEPTED);
 		c->counted_conn = true;
 		atomic_fetch_add_explicit(&c->sh->nconns, 1,
 					  memory_order_relaxed);
@@ -97,7 +100,19 @@ void wcm_count_outcome(struct wharf_conn *c, const struct wcm_step *st)
 		break;
 	case WCM_OUT_ABORTED:
 		handshake_over(c);
+		wcm_defer_leave(c);
 		wcm_count(c, WCM_C_ABORTED);
+		break;
+	case WCM_OUT_DEFERRED:
+		wcm_count(c, WCM_C_DEFERRED);
+		break;
+	case WCM_OUT_DEFER_EXPIRED:
+		wcm_defer_leave(c);
+		wcm_count(c, WCM_C_DEFER_EXPIRED);
+		break;
+	case WCM_OUT_DEFER_LOST:
+		wcm_defer_leave(c);
+		wcm_count(c, WCM_C_DEFER_LOST);
 		break;
 	default:
 		break;
@@ -108,13 +123,18 @@ static void fill(struct wharf_cm_stats *s, const struct wcm_counters *ctr,
 		 bool add)
 {
 	uint64_t *f[WCM_C_COUNT] = {
-		&s->requests,	      &s->connects,	&s->accepted,
-		&s->connected,	      &s->rejected_app, &s->rejected_busy,
-		&s->rejected_by_peer, &s->timed_out,	&s->unreachable,
-		&s->failed,	      &s->disconnected, &s->aborted,
-		&s->stale_retried,    &s->busy_retried, &s->forced_teardowns,
-		&s->notifies,	      &s->held_recvs,	&s->timewait_exits,
-		&s->proto_errors,
+		&s->requests,	       &s->connects,
+		&s->accepted,	       &s->connected,
+		&s->rejected_app,      &s->rejected_busy,
+		&s->rejected_by_peer,  &s->timed_out,
+		&s->unreachable,       &s->failed,
+		&s->disconnected,      &s->aborted,
+		&s->stale_retried,     &s->busy_retried,
+		&s->forced_teardowns,  &s->notifies,
+		&s->held_recvs,	       &s->timewait_exits,
+		&s->proto_errors,      &s->deferred_total,
+		&s->deferred_accepted, &s->deferred_timed_out,
+		&s->deferred_lost,
 	};
 
 	for (unsigned i = 0; i < WCM_C_COUNT; i++) {
@@ -135,6 +155,7 @@ static void fill_shard(struct wharf_cm_stats *s, const struct wcm_shard *sh,
 		atomic_load_explicit(&sh->nconns, memory_order_relaxed);
 	s->connects_waiting +=
 		atomic_load_explicit(&sh->win_waiting, memory_order_relaxed);
+	s->deferred += atomic_load_explicit(&sh->defer_n, memory_order_relaxed);
 }
 
 static int check_out(const struct wharf_cm_stats *out)
@@ -180,5 +201,6 @@ int wharf_listener_stats(const struct wharf_listener *l,
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	fill(&s, &l->ctr, false);
+	s.deferred = atomic_load_explicit(&l->deferred, memory_order_relaxed);
 	return wharf_out_copy(out, &s, sizeof(s));
 }

@@ -285,7 +285,7 @@ static uint64_t finals(const struct wharf_cm_stats *st)
 {
 	return st->rejected_app + st->rejected_busy + st->rejected_by_peer +
 	       st->timed_out + st->unreachable + st->failed + st->disconnected +
-	       st->aborted;
+	       st->aborted + st->deferred_timed_out + st->deferred_lost;
 }
 
 static void sleep_ms(unsigned ms)

@@ -376,7 +376,7 @@ inline uint64_t Finals(const struct wharf_cm_stats &s)
 {
 	return s.rejected_app + s.rejected_busy + s.rejected_by_peer +
 	       s.timed_out + s.unreachable + s.failed + s.disconnected +
-	       s.aborted;
+	       s.aborted + s.deferred_timed_out + s.deferred_lost;
 }
 
 // Polls @pred every 10 ms, bounded; for counters the test cannot wait on.

@@ -1,7 +1,10 @@
-// Storm control and retries on real rdma_cm: the per-shard handshake cap
-// answered with a busy REJ (reason and retry-after in the private data),
-// wharf_connect() honouring the hint with jittered backoff, the receive
-// budget, and the stale-connection REJ (reason 10) retried with backoff.
+// Storm control and retries on real rdma_cm: requests beyond the per-shard
+// handshake cap deferred (arrival order, the deferral's bound and its
+// refusal private data, a peer that gives up meanwhile) or, for a
+// REJECT_BUSY listener, answered with a busy REJ (reason and retry-after
+// in the private data), wharf_connect() honouring the hint with jittered
+// backoff, the receive budget, and the stale-connection REJ (reason 10)
+// retried with backoff.
 #include <chrono>
 #include <thread>
 
@@ -65,6 +68,7 @@ TEST_F(CmStorm, HandshakeCapRejectsBusyAndConnectHonoursRetryAfter)
 	uint16_t port = Listen(
 		&srv,
 		[&picks](wharf_listen_opts &o) {
+			o.overload = WHARF_OVERLOAD_REJECT_BUSY;
 			o.pick_shard = RecordPick;
 			o.pick_arg = &picks;
 		},
@@ -118,6 +122,236 @@ TEST_F(CmStorm, HandshakeCapRejectsBusyAndConnectHonoursRetryAfter)
 	EXPECT_EQ(s.requests + s.connects, Finals(s));
 }
 
+// --- the DEFER policy (the default) --------------------------------------
+
+// Waits until the listener's shard has seen @n requests (picks), so that
+// the next connect arrives after them.
+bool WaitPicks(Picks &p, size_t n)
+{
+	return Poll([&] {
+		std::lock_guard<std::mutex> g(p.lock);
+		return p.seen.size() >= n;
+	});
+}
+
+// A refusal callback that writes "NOPE" and the reason.
+size_t Nope(const wharf_conn_request *req, enum wharf_refusal why, void *buf,
+	    size_t max, void *)
+{
+	EXPECT_NE(nullptr, req); // read before the refusal
+	EXPECT_GE(max, 5u);
+	memcpy(buf, "NOPE", 4);
+	((uint8_t *)buf)[4] = (uint8_t)why;
+	return 5;
+}
+
+TEST_F(CmStorm, RequestsBeyondTheCapWaitAndArePresentedInArrivalOrder)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	Picks &picks = *Keep(new Picks);
+	srv.on_request = [](wharf_conn *c, const wharf_conn_request *q) {
+		if (((const char *)q->private_data)[0] != 'A') {
+			EXPECT_EQ(0, wharf_accept(c, nullptr));
+		}
+	};
+	wharf_listener *l = nullptr;
+	uint16_t port = Listen(
+		&srv,
+		[&picks](wharf_listen_opts &o) {
+			o.pick_shard = RecordPick;
+			o.pick_arg = &picks;
+		},
+		&l);
+	wharf_conn_param pa = Tagged("A"), pb = Tagged("B"), pc = Tagged("C"),
+			 pd = Tagged("D");
+	uint64_t a = Connect(&cli, port, &pa);
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, 1));
+	// B, C and D arrive in that order while A holds the only slot.
+	std::vector<uint64_t> ids;
+	const wharf_conn_param *ps[] = {&pb, &pc, &pd};
+	for (size_t i = 0; i < 3; i++) {
+		ids.push_back(Connect(&cli, port, ps[i]));
+		ASSERT_TRUE(WaitPicks(picks, i + 2));
+	}
+	ASSERT_TRUE(Poll([&] { return ListenerStats(l).deferred == 3; }))
+		<< "deferred " << ListenerStats(l).deferred;
+	EXPECT_EQ(1u, srv.Count(Ev::Request)); // only A was shown
+	EXPECT_EQ(3u, CmStats(cm_).deferred);
+	EXPECT_EQ(0u, cli.Count(Ev::Rejected));
+	OnConn(cm_, srv.First(Ev::Request).id,
+	       [](wharf_conn *x) { EXPECT_EQ(0, wharf_accept(x, nullptr)); });
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 4)) << cli.Dump();
+	std::string order;
+	for (const Rec &r : srv.All())
+		if (r.ev == Ev::Request)
+			order += (char)r.data.at(0);
+	EXPECT_EQ("ABCD", order);
+	struct wharf_cm_stats ls = ListenerStats(l);
+	EXPECT_EQ(3u, ls.deferred_total);
+	EXPECT_EQ(3u, ls.deferred_accepted);
+	EXPECT_EQ(0u, ls.deferred);
+	EXPECT_EQ(0u, ls.rejected_busy + ls.deferred_timed_out);
+	EXPECT_EQ(0u, cli.Count(Ev::Rejected) + cli.Count(Ev::Error));
+	ids.push_back(a);
+	for (uint64_t id : ids)
+		Destroy(id);
+	for (const Rec &r : srv.All())
+		if (r.ev == Ev::Request)
+			Destroy(r.id);
+	ASSERT_TRUE(Poll([&] {
+		struct wharf_cm_stats s = CmStats(cm_);
+		return s.requests + s.connects == Finals(s);
+	}));
+}
+
+TEST_F(CmStorm, DeferralPastItsLimitIsRefusedWithTheListenersPrivateData)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	srv.on_request = [](wharf_conn *, const wharf_conn_request *) {
+	}; // A holds the slot
+	wharf_listener *l = nullptr;
+	uint16_t port = Listen(
+		&srv,
+		[](wharf_listen_opts &o) {
+			o.defer_max_ms = 300;
+			o.refusal = Nope;
+		},
+		&l);
+	uint64_t a = Connect(&cli, port);
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, 1));
+	Clock::time_point t0 = Clock::now();
+	uint64_t b = Connect(&cli, port);
+	ASSERT_TRUE(cli.WaitCount(Ev::Rejected, 1, b)) << cli.Dump();
+	Rec rej = cli.First(Ev::Rejected, b);
+	EXPECT_GE(rej.t - t0, std::chrono::milliseconds(300));
+	EXPECT_EQ(28, rej.rej.reason);
+	EXPECT_FALSE(rej.rej.busy); // the listener's bytes, not wharf's
+	ASSERT_GE(rej.data.size(), 5u);
+	EXPECT_EQ(0, memcmp(rej.data.data(), "NOPE", 4));
+	EXPECT_EQ(WHARF_REFUSAL_DEFER_TIMEOUT, rej.data[4]);
+	ASSERT_TRUE(
+		Poll([&] { return ListenerStats(l).deferred_timed_out == 1; }));
+	struct wharf_cm_stats ls = ListenerStats(l);
+	EXPECT_EQ(1u, ls.deferred_total);
+	EXPECT_EQ(0u, ls.deferred);
+	EXPECT_EQ(1u, srv.Count(Ev::Request)); // B was never shown
+	Destroy(a);
+	Destroy(b);
+	Destroy(srv.First(Ev::Request).id);
+	ASSERT_TRUE(Poll([&] {
+		struct wharf_cm_stats s = CmStats(cm_);
+		return s.requests + s.connects == Finals(s) && !s.handshakes;
+	}));
+}
+
+TEST_F(CmStorm, DeferMaxBoundsTheWaitAndTheDefaultRefusalIsAPlainRej)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	Picks &picks = *Keep(new Picks);
+	srv.on_request = [](wharf_conn *, const wharf_conn_request *) {};
+	wharf_listener *l = nullptr;
+	uint16_t port = Listen(
+		&srv,
+		[&picks](wharf_listen_opts &o) {
+			o.defer_max = 1;
+			o.pick_shard = RecordPick;
+			o.pick_arg = &picks;
+		},
+		&l);
+	uint64_t a = Connect(&cli, port);
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, 1));
+	uint64_t b = Connect(&cli, port); // deferred: the one place
+	ASSERT_TRUE(WaitPicks(picks, 2));
+	ASSERT_TRUE(Poll([&] { return ListenerStats(l).deferred == 1; }));
+	uint64_t c = Connect(&cli, port); // no place left: refused now
+	ASSERT_TRUE(cli.WaitCount(Ev::Rejected, 1, c)) << cli.Dump();
+	Rec rej = cli.First(Ev::Rejected, c);
+	EXPECT_EQ(28, rej.rej.reason);
+	EXPECT_FALSE(rej.rej.busy); // a standard peer's REJ: no WHRF
+	for (uint8_t byte : rej.data)
+		ASSERT_EQ(0, byte);
+	ASSERT_TRUE(Poll([&] { return ListenerStats(l).rejected_busy == 1; }));
+	EXPECT_EQ(0u, cli.Count(Ev::Rejected, b));
+	OnConn(cm_, srv.First(Ev::Request).id,
+	       [](wharf_conn *x) { EXPECT_EQ(0, wharf_accept(x, nullptr)); });
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, a)) << cli.Dump();
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, 2)); // B, presented
+	uint64_t sb = 0;
+	for (const Rec &r : srv.All())
+		if (r.ev == Ev::Request)
+			sb = r.id; // the last one shown: B
+	OnConn(cm_, sb,
+	       [](wharf_conn *x) { EXPECT_EQ(0, wharf_accept(x, nullptr)); });
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, b)) << cli.Dump();
+	for (uint64_t id : {a, b, c})
+		Destroy(id);
+	for (const Rec &r : srv.All())
+		if (r.ev == Ev::Request)
+			Destroy(r.id);
+	ASSERT_TRUE(Poll([&] {
+		struct wharf_cm_stats s = CmStats(cm_);
+		return s.requests + s.connects == Finals(s) && !s.handshakes &&
+		       !s.deferred;
+	}));
+}
+
+// A peer that gives up while its request waits: its kernel sends a REJ
+// that the passive kernel does not report for a request userspace holds
+// unanswered (ucma drops events of ids it has not accepted), so the
+// request is presented later and its accept fails.  Whatever path it
+// takes, it ends with exactly one counted outcome and nothing left.
+TEST_F(CmStorm, APeerThatGivesUpWhileDeferredIsAccountedFor)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	Picks &picks = *Keep(new Picks);
+	srv.on_request = [](wharf_conn *c, const wharf_conn_request *q) {
+		if (((const char *)q->private_data)[0] != 'A') {
+			wharf_accept(c, nullptr); // may fail: the peer left
+		}
+	};
+	wharf_listener *l = nullptr;
+	uint16_t port = Listen(
+		&srv,
+		[&picks](wharf_listen_opts &o) {
+			o.pick_shard = RecordPick;
+			o.pick_arg = &picks;
+		},
+		&l);
+	wharf_conn_param pa = Tagged("A"), pb = Tagged("B");
+	uint64_t a = Connect(&cli, port, &pa);
+	ASSERT_TRUE(srv.WaitCount(Ev::Request, 1));
+	uint64_t b = Connect(&cli, port, &pb);
+	ASSERT_TRUE(WaitPicks(picks, 2));
+	ASSERT_TRUE(Poll([&] { return ListenerStats(l).deferred == 1; }));
+	Destroy(b); // the peer gives up: its kernel sends a REJ
+	std::this_thread::sleep_for(std::chrono::milliseconds(200));
+	OnConn(cm_, srv.First(Ev::Request).id,
+	       [](wharf_conn *x) { EXPECT_EQ(0, wharf_accept(x, nullptr)); });
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, a)) << cli.Dump();
+	// B's request: presented and failed, or lost while deferred.
+	ASSERT_TRUE(Poll([&] {
+		struct wharf_cm_stats ls = ListenerStats(l);
+		return ls.deferred == 0 &&
+		       ls.requests == Finals(ls) + 1; // + A, established
+	})) << "requests "
+	    << ListenerStats(l).requests << " finals "
+	    << Finals(ListenerStats(l));
+	struct wharf_cm_stats ls = ListenerStats(l);
+	EXPECT_EQ(1u, ls.deferred_total);
+	EXPECT_EQ(0u, ls.deferred_accepted);
+	EXPECT_EQ(1u, ls.failed + ls.deferred_lost + ls.deferred_timed_out +
+			      ls.aborted + ls.timed_out)
+		<< "failed " << ls.failed << " lost " << ls.deferred_lost;
+	Destroy(a);
+	for (const Rec &r : srv.All())
+		if (r.ev == Ev::Request)
+			Destroy(r.id);
+	ASSERT_TRUE(Poll([&] {
+		struct wharf_cm_stats s = CmStats(cm_);
+		return s.requests + s.connects == Finals(s) && !s.handshakes;
+	}));
+}
+
 class CmBudget : public CmGuest
 {
       protected:
@@ -137,6 +371,7 @@ TEST_F(CmBudget, ReceiveBudgetRejectsBusyBeforeTheApplicationSeesIt)
 	uint16_t port = Listen(
 		&srv,
 		[](wharf_listen_opts &o) {
+			o.overload = WHARF_OVERLOAD_REJECT_BUSY;
 			o.qp.recv_credits = 200;
 			o.pick_shard = [](const wharf_conn_request *,
 					  const wharf_cm_shard_load *, unsigned,

@@ -28,6 +28,7 @@ struct Input {
 	int what;
 	int status = 0; // CM: event status; CALL: rc
 	bool retry = false;
+	bool defer = false; // CM CONNECT_REQUEST: no room, defer it
 };
 
 int Apply(const wcm_conn_sm &sm, const Input &in, wcm_step *st)
@@ -37,6 +38,7 @@ int Apply(const wcm_conn_sm &sm, const Input &in, wcm_step *st)
 		wcm_cm_input c;
 		c.event = (uint8_t)in.what;
 		c.retry = in.retry;
+		c.defer = in.defer;
 		c.status = in.status;
 		return wcm_conn_on_cm(&sm, &c, st);
 	}
@@ -91,6 +93,13 @@ const Input kTwExit = Cm(WCM_CM_TIMEWAIT_EXIT);
 const Input kDestroy = Api(WCM_API_DESTROY);
 const Input kReq = Cm(WCM_CM_CONNECT_REQUEST);
 const Input kAccept = Api(WCM_API_ACCEPT);
+Input Deferred()
+{
+	Input i = Cm(WCM_CM_CONNECT_REQUEST);
+	i.defer = true;
+	return i;
+}
+const Input kDefer = Deferred();
 
 const std::vector<Situation> &Situations()
 {
@@ -133,6 +142,7 @@ const std::vector<Situation> &Situations()
 		 WCM_SIDE_PASSIVE,
 		 {kReq, kAccept, kEst, kPeerDisc, kTwExit}},
 		{"p.DESTROYED", WCM_SIDE_PASSIVE, {kReq, kDestroy}},
+		{"p.DEFERRED", WCM_SIDE_PASSIVE, {kDefer}},
 	};
 	return s;
 }
@@ -154,7 +164,7 @@ wcm_conn_sm Reach(const Situation &s)
 // otherwise an error with no state change.
 char StateCode(unsigned int st)
 {
-	static const char codes[] = "IARCWQaEDTJXZ";
+	static const char codes[] = "IARCWQaEDTJXZF";
 	return st < WCM_ST_COUNT ? codes[st] : '?';
 }
 
@@ -179,7 +189,7 @@ int ErrCode(char c)
 
 bool IsStateCode(char c)
 {
-	return strchr("IARCWQaEDTJXZ", c) != nullptr;
+	return strchr("IARCWQaEDTJXZF", c) != nullptr;
 }
 
 // Check one table row: inputs[k] in situation s must give row[k].
@@ -252,9 +262,10 @@ std::vector<Input> AllCalls(int rc)
 	return v;
 }
 
-// Rows follow Situations(). Legend: IARCWQaEDTJXZ = IDLE, ADDR_RESOLVING,
+// Rows follow Situations(). Legend: IARCWQaEDTJXZF = IDLE, ADDR_RESOLVING,
 // ROUTE_RESOLVING, CONNECTING, RETRY_WAIT, REQ_RECEIVED, ACCEPTING,
-// ESTABLISHED, DISCONNECTING, TIMEWAIT, REJECTED, CLOSED, DESTROYED.
+// ESTABLISHED, DISCONNECTING, TIMEWAIT, REJECTED, CLOSED, DESTROYED,
+// DEFERRED.
 
 // Columns: ADDR_RESOLVED ADDR_ERROR ROUTE_RESOLVED ROUTE_ERROR
 // CONNECT_REQUEST CONNECT_RESPONSE CONNECT_ERROR UNREACHABLE REJECTED
@@ -279,6 +290,7 @@ const char *const kCmTable[] = {
 	"..............", // p.REJECTED
 	"..............", // p.CLOSED
 	"..............", // p.DESTROYED
+	"PPPPQPXXXPXX.P", // p.DEFERRED
 };
 
 // Columns: CONNECT ACCEPT REJECT NOTIFY DISCONNECT DESTROY
@@ -302,6 +314,7 @@ const char *const kApiTable[] = {
 	"illnnZ", // p.REJECTED
 	"innnnZ", // p.CLOSED
 	"iiiiii", // p.DESTROYED
+	"iiinnZ", // p.DEFERRED
 };
 
 // Columns: COMM_EST FATAL RECV
@@ -325,6 +338,7 @@ const char *const kQpTable[] = {
 	"..J", // p.REJECTED
 	"..X", // p.CLOSED
 	"..Z", // p.DESTROYED
+	"..F", // p.DEFERRED
 };
 
 // Columns: STEP DISCONNECT TIMEWAIT RETRY
@@ -348,6 +362,7 @@ const char *const kTimerTable[] = {
 	"....", // p.REJECTED
 	"....", // p.CLOSED
 	"....", // p.DESTROYED
+	"J...", // p.DEFERRED
 };
 
 // Columns: RESOLVE_ADDR RESOLVE_ROUTE CONNECT ESTABLISH ACCEPT REJECT
@@ -372,6 +387,7 @@ const char *const kCallFailTable[] = {
 	"........", // p.REJECTED
 	"........", // p.CLOSED
 	"........", // p.DESTROYED
+	"........", // p.DEFERRED
 };
 
 // The same calls succeeding: only ESTABLISH while CONNECTING does anything.
@@ -395,11 +411,12 @@ const char *const kCallOkTable[] = {
 	"........", // p.REJECTED
 	"........", // p.CLOSED
 	"........", // p.DESTROYED
+	"........", // p.DEFERRED
 };
 
 TEST(CmConnStateTable, SituationsReachTheirState)
 {
-	const char *want = "IARCWEDTXZIQaEDTJXZ";
+	const char *want = "IARCWEDTXZIQaEDTJXZF";
 	for (size_t i = 0; i < Situations().size(); i++) {
 		EXPECT_EQ(want[i], StateCode(Reach(Situations()[i]).state))
 			<< Situations()[i].name;
@@ -446,7 +463,7 @@ TEST(CmConnStateTable, InvalidInputsAreEinvalNoOp)
 {
 	wcm_conn_sm sm;
 	wcm_step st;
-	wcm_cm_input c = {WCM_CM_EVENT_COUNT, 0, 0};
+	wcm_cm_input c = {WCM_CM_EVENT_COUNT, 0, 0, 0};
 	ASSERT_EQ(0, wcm_conn_sm_init(&sm, WCM_SIDE_ACTIVE));
 	EXPECT_EQ(-EINVAL, wcm_conn_on_cm(&sm, &c, &st));
 	EXPECT_EQ(-EINVAL, wcm_conn_on_cm(&sm, nullptr, &st));
@@ -824,6 +841,72 @@ TEST(CmConnStatePath, DestroyPendingRequestRejectsIt)
 	EXPECT_EQ(WCM_OUT_ABORTED, st.outcome);
 }
 
+// Deferral: a request the owner has no room for waits, unseen by the
+// application, with a timer; it is presented later, refused when the timer
+// runs out, or dropped when its peer goes away - never delivered as an
+// error to an application that never saw it.
+TEST(CmConnStatePath, DeferredRequestWaitsWithATimerThenIsPresented)
+{
+	Machine r(WCM_SIDE_PASSIVE);
+	ASSERT_EQ(0, r.Do(kDefer));
+	EXPECT_EQ(WCM_ST_DEFERRED, r.sm.state);
+	EXPECT_EQ(WCM_ACT_ARM_TIMER, r.st.actions); // nothing delivered
+	EXPECT_EQ(WCM_TIMER_STEP, r.sm.timer);
+	EXPECT_EQ(WCM_OUT_DEFERRED, r.st.outcome);
+	ASSERT_EQ(0, r.Do(kDefer)); // still no room: nothing changes
+	EXPECT_EQ(0u, r.st.actions);
+	ASSERT_EQ(0, r.Do(kReq)); // admitted: presented like a new request
+	EXPECT_EQ(WCM_ST_REQ_RECEIVED, r.sm.state);
+	EXPECT_EQ(WCM_ACT_DISARM_TIMER | WCM_ACT_DELIVER_REQUEST |
+			  WCM_ACT_ARM_TIMER,
+		  r.st.actions);
+	EXPECT_EQ(WCM_OUT_ADMITTED, r.st.outcome);
+	EXPECT_EQ(0, r.sm.flags & WCM_SM_FINAL);
+	ASSERT_EQ(0, r.Do(kAccept));
+	ASSERT_EQ(0, r.Do(kEst));
+	EXPECT_EQ(WCM_OUT_ESTABLISHED, r.st.outcome);
+}
+
+TEST(CmConnStatePath, DeferralThatRunsOutIsRefusedWithoutADelivery)
+{
+	Machine r(WCM_SIDE_PASSIVE);
+	ASSERT_EQ(0, r.Do(kDefer));
+	EXPECT_EQ(-EINVAL, r.Do(kAccept)); // the application never saw it
+	EXPECT_EQ(-EINVAL, r.Do(Api(WCM_API_REJECT)));
+	ASSERT_EQ(0, r.Do(Timer(WCM_TIMER_STEP)));
+	EXPECT_EQ(WCM_ST_REJECTED, r.sm.state);
+	EXPECT_EQ(WCM_ACT_REJECT, r.st.actions);
+	EXPECT_EQ(WCM_OUT_DEFER_EXPIRED, r.st.outcome);
+	EXPECT_NE(0, r.sm.flags & WCM_SM_FINAL);
+	EXPECT_EQ(WCM_TIMER_NONE, r.sm.timer);
+}
+
+TEST(CmConnStatePath, PeerOrDeviceGoneWhileDeferredIsLostQuietly)
+{
+	const int gone[] = {WCM_CM_REJECTED, WCM_CM_CONNECT_ERROR,
+			    WCM_CM_UNREACHABLE, WCM_CM_DISCONNECTED,
+			    WCM_CM_DEVICE_REMOVAL};
+	for (int ev : gone) {
+		Machine r(WCM_SIDE_PASSIVE);
+		ASSERT_EQ(0, r.Do(kDefer));
+		ASSERT_EQ(0, r.Do(Cm(ev, 28)));
+		EXPECT_EQ(WCM_ST_CLOSED, r.sm.state) << ev;
+		EXPECT_EQ(WCM_ACT_DISARM_TIMER, r.st.actions) << ev;
+		EXPECT_EQ(WCM_OUT_DEFER_LOST, r.st.outcome) << ev;
+	}
+}
+
+TEST(CmConnStatePath, DestroyWhileDeferredRefusesThePeer)
+{
+	Machine r(WCM_SIDE_PASSIVE);
+	ASSERT_EQ(0, r.Do(kDefer));
+	ASSERT_EQ(0, r.Do(kDestroy));
+	EXPECT_EQ(WCM_ST_DESTROYED, r.sm.state);
+	EXPECT_EQ(WCM_ACT_DISARM_TIMER | WCM_ACT_REJECT | WCM_ACT_DESTROY_ID,
+		  r.st.actions);
+	EXPECT_EQ(WCM_OUT_ABORTED, r.st.outcome);
+}
+
 TEST(CmConnStatePath, QpFatalWhenEstablishedDisconnects)
 {
 	wcm_conn_sm sm = Reach(Situations()[13]);
@@ -839,7 +922,7 @@ TEST(CmConnStatePath, DeviceRemovalWhenEstablishedDeliversDisconnected)
 {
 	wcm_conn_sm sm = Reach(Situations()[5]);
 	wcm_step st;
-	wcm_cm_input c = {WCM_CM_DEVICE_REMOVAL, 0, 0};
+	wcm_cm_input c = {WCM_CM_DEVICE_REMOVAL, 0, 0, 0};
 	ASSERT_EQ(0, wcm_conn_on_cm(&sm, &c, &st));
 	EXPECT_EQ(WCM_ST_CLOSED, st.next.state);
 	EXPECT_EQ(WCM_ACT_QP_ERROR | WCM_ACT_DELIVER_DISCONNECTED |
@@ -921,6 +1004,7 @@ bool Waits(unsigned int st)
 	case WCM_ST_ACCEPTING:
 	case WCM_ST_DISCONNECTING:
 	case WCM_ST_TIMEWAIT:
+	case WCM_ST_DEFERRED:
 		return true;
 	}
 	return false;
@@ -942,8 +1026,10 @@ Input RandomInput(std::mt19937 &rng)
 	switch (rng() % 5) {
 	case 0: {
 		int statuses[] = {0, 10, 28};
-		return Cm(rng() % WCM_CM_EVENT_COUNT, statuses[rng() % 3],
-			  rng() % 2);
+		Input in = Cm(rng() % WCM_CM_EVENT_COUNT, statuses[rng() % 3],
+			      rng() % 2);
+		in.defer = rng() % 2;
+		return in;
 	}
 	case 1:
 		return Api(rng() % WCM_API_COUNT);
