@@ -1,6 +1,7 @@
 /* qp/admit.c - receive budget admission; see admit.h. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "qp/admit.h"
 
@@ -18,6 +19,7 @@ int wqp_admit_init(struct wqp_admit *a, uint32_t depth, uint32_t reserve)
 	if (!a || !depth || reserve >= depth)
 		return -EINVAL;
 	a->depth = depth;
+	a->max = depth;
 	a->reserve = reserve;
 	a->admitted = 0;
 	return 0;
@@ -54,4 +56,29 @@ uint32_t wqp_admit_capacity(const struct wqp_admit *a, uint32_t credits)
 	if (!credits)
 		return 0;
 	return (a->depth - a->reserve) / credits;
+}
+
+int wqp_admit_set_max(struct wqp_admit *a, uint32_t max)
+{
+	if (max < a->depth)
+		return -EINVAL;
+	a->max = max;
+	return 0;
+}
+
+uint32_t wqp_admit_shortfall(const struct wqp_admit *a, uint32_t credits)
+{
+	uint64_t need = (uint64_t)a->admitted + credits + a->reserve;
+
+	if (!credits || need > a->max)
+		return UINT32_MAX;
+	return need > a->depth ? (uint32_t)(need - a->depth) : 0;
+}
+
+int wqp_admit_grow(struct wqp_admit *a, uint32_t n)
+{
+	if ((uint64_t)a->depth + n > a->max)
+		return -EINVAL;
+	a->depth += n;
+	return 0;
 }

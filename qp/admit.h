@@ -8,7 +8,11 @@
  * admitted peer uses all its credits and the application holds them (SPDK
  * issue #2180).  A new QP is admitted while
  *
- *     admitted + credits <= srq_depth - reserve.
+ *     admitted + credits <= depth - reserve.
+ *
+ * The SRQ may grow (res option srq_max): depth is what it holds now, max
+ * what it may hold.  wqp_admit_shortfall() tells how many buffers it must
+ * gain for a QP to fit, and wqp_admit_grow() records what it gained.
  */
 #ifndef WHARF_QP_ADMIT_H
 #define WHARF_QP_ADMIT_H
@@ -20,7 +24,8 @@ extern "C" {
 #endif
 
 struct wqp_admit {
-	uint32_t depth;	   /* SRQ depth */
+	uint32_t depth;	   /* SRQ buffers now */
+	uint32_t max;	   /* SRQ buffers at most (>= depth) */
 	uint32_t reserve;  /* kept for connect/control traffic */
 	uint32_t admitted; /* credits claimed */
 };
@@ -33,7 +38,7 @@ struct wqp_admit {
 uint32_t wqp_admit_default_reserve(uint32_t depth);
 
 /**
- * wqp_admit_init() - nothing admitted.
+ * wqp_admit_init() - nothing admitted, max = @depth (no growth).
  * Return: 0; -EINVAL for NULL, depth 0 or @reserve >= @depth.
  * Context: any thread; pure.
  */
@@ -59,6 +64,28 @@ int wqp_admit_take(struct wqp_admit *a, uint32_t credits);
  * Context: any thread; pure.
  */
 int wqp_admit_put(struct wqp_admit *a, uint32_t credits);
+
+/**
+ * wqp_admit_set_max() - let the SRQ grow to @max buffers.
+ * Return: 0; -EINVAL when @max is below the current depth.
+ * Context: any thread; pure.
+ */
+int wqp_admit_set_max(struct wqp_admit *a, uint32_t max);
+
+/**
+ * wqp_admit_shortfall() - buffers the SRQ must gain before @credits more
+ * fit: 0 when they fit now, UINT32_MAX when they would not fit even at
+ * max (or @credits is 0).
+ * Context: any thread; pure.
+ */
+uint32_t wqp_admit_shortfall(const struct wqp_admit *a, uint32_t credits);
+
+/**
+ * wqp_admit_grow() - the SRQ gained @n buffers.
+ * Return: 0; -EINVAL when that passes max (nothing changes).
+ * Context: any thread; pure.
+ */
+int wqp_admit_grow(struct wqp_admit *a, uint32_t n);
 
 /**
  * wqp_admit_capacity() - how many QPs of @credits each the budget admits

@@ -131,11 +131,14 @@ struct wharf_qp_res {
 	struct wqp_cq_budget cqb;
 	/* Shared receive queue. */
 	struct ibv_srq *srq;
-	struct wharf_buf_pool *bufs;
+	/* SRQ buffers in chunks of srq_depth (the last may be smaller):
+	 * buffer i is number i % srq_depth of chunk i / srq_depth. */
+	struct wharf_buf_pool **chunks; /* [ceil(srq_max / srq_depth)] */
+	uint32_t nchunks;
 	uint32_t srq_posted;
-	uint32_t *pending; /* [srq_depth] buffer indexes to repost */
+	uint32_t *pending; /* [srq_max] buffer indexes to repost */
 	uint32_t npending;
-	uint8_t *held; /* [srq_depth] 1 while kept by on_recv */
+	uint8_t *held; /* [srq_max] 1 while kept by on_recv */
 	bool srq_limit_armed;
 	struct wqp_admit admit;
 	/* QPs. */
@@ -191,6 +194,8 @@ void wqp_report_error(struct wharf_qp *qp, enum ibv_wc_status status);
 int wqp_srq_setup(struct wharf_qp_res *res);
 void wqp_srq_teardown(struct wharf_qp_res *res);
 void wqp_srq_recycle(struct wharf_qp_res *res, uint32_t index);
+/* Adds a chunk of buffers to the SRQ (admission ran short). */
+int wqp_srq_grow(struct wharf_qp_res *res);
 unsigned wqp_srq_repost(struct wharf_qp_res *res, bool all);
 void wqp_srq_limit_event(struct wharf_qp_res *res);
 int wqp_rq_fill(struct wharf_qp *qp);

@@ -13,6 +13,18 @@ static bool can_pool_take(const struct wharf_qp_res *res, bool private_rq,
 	return !res->o.no_pool && !private_rq && sq_depth == res->o.sq_depth;
 }
 
+/* Room for @credits: now, or after growing the SRQ; -EBUSY when not. */
+static int admit(struct wharf_qp_res *res, uint32_t credits)
+{
+	uint32_t short_by;
+
+	while ((short_by = wqp_admit_shortfall(&res->admit, credits)) &&
+	       short_by != UINT32_MAX)
+		if (wqp_srq_grow(res))
+			return -EBUSY;
+	return short_by ? -EBUSY : 0;
+}
+
 int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 		  struct wharf_qp **out)
 {
@@ -47,7 +59,7 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 	credits = private_rq ? 0
 			     : (o.recv_credits ? o.recv_credits
 					       : res->o.recv_credits);
-	if (credits && wqp_admit_check(&res->admit, credits)) {
+	if (credits && admit(res, credits)) {
 		res->st.admit_refused++;
 		return -EBUSY;
 	}

@@ -88,9 +88,13 @@
  * fill their queues at once, and RNR retries absorb a burst.  A res admits
  * a new QP only while admitted credits + recv_credits <= srq_depth -
  * recv_reserve; the reserve keeps buffers for connect/control traffic when
- * data holds the rest (SPDK issue #2180).  wharf_qp_take() fails with
- * -EBUSY otherwise, and the cm layer rejects the connection busy.  Credits
- * come back when the QP has drained.
+ * data holds the rest (SPDK issue #2180).  With srq_max above srq_depth the
+ * SRQ grows instead of refusing: a take the budget does not cover registers
+ * and posts one more chunk of srq_depth buffers (as many as it takes), so
+ * receive memory follows the connections admitted, up to srq_max buffers.
+ * Past that wharf_qp_take() fails with -EBUSY, and the cm layer defers or
+ * refuses the connection (its listener's overload policy).  Credits come
+ * back when the QP has drained; buffers stay registered.
  *
  * Depths.  The cm layer negotiates responder_resources / initiator_depth
  * (role presets in cm/conn_param.h, wcm_conn_param_preset()); the QP
@@ -305,6 +309,13 @@ struct wharf_qp_res_opts {
 	 * UNUSED one never received anything.
 	 */
 	uint32_t last_wqe_timeout_ms;
+	/**
+	 * Receive buffers the SRQ may grow to (see Admission above), in
+	 * chunks of srq_depth; 0 = srq_depth (a fixed SRQ).  -EINVAL below
+	 * srq_depth or above the device's max_srq_wr.  The SRQ is created
+	 * for this many work requests.
+	 */
+	uint32_t srq_max;
 };
 
 /**
@@ -351,10 +362,11 @@ struct wharf_shard *wharf_qp_res_shard(const struct wharf_qp_res *res);
 
 /**
  * wharf_qp_res_admit - whether @res would admit a QP claiming @credits
- * receive credits now (0 = the res default).  wharf_qp_take() makes the
- * same check and claims them.
- * Return: 0 when it would; -EBUSY when the SRQ budget (minus the reserve)
- * does not cover it; -EINVAL for NULL.
+ * receive credits (0 = the res default): now, or once its SRQ has grown
+ * as far as srq_max allows.  wharf_qp_take() makes the same check, grows
+ * the SRQ if it must, and claims them.
+ * Return: 0 when it would; -EBUSY when even srq_max buffers (minus the
+ * reserve) would not cover it; -EINVAL for NULL.
  * Context: @res's shard thread; non-blocking.  No RCU rule.
  */
 int wharf_qp_res_admit(const struct wharf_qp_res *res, uint32_t credits);
@@ -392,7 +404,7 @@ struct wharf_qp_res_stats {
 	uint64_t completions;
 	/** CQ channel events (event mode wake-ups). */
 	uint64_t cq_events;
-	/** Gauge: SRQ depth. */
+	/** Gauge: SRQ buffers (srq_depth, more after growth). */
 	uint32_t srq_depth;
 	/** Gauge: buffers posted to the SRQ. */
 	uint32_t srq_posted;
@@ -443,6 +455,10 @@ struct wharf_qp_res_stats {
 	 * recv_held + recv_pending + the ones in on_recv() = srq_depth.
 	 */
 	uint32_t recv_pending;
+	/** The SRQ's ceiling (srq_max). */
+	uint32_t srq_max;
+	/** Chunks of buffers added to the SRQ since creation. */
+	uint64_t srq_grows;
 };
 
 /**

@@ -41,6 +41,12 @@ static int resolve(struct wharf_qp_res_opts *o, const struct ibv_device_attr *a)
 				wqp_admit_default_reserve(o->srq_depth);
 		if (o->recv_reserve >= o->srq_depth)
 			return -EINVAL;
+		o->srq_max = def(o->srq_max, o->srq_depth);
+		if (o->srq_max < o->srq_depth ||
+		    o->srq_max > (uint32_t)a->max_srq_wr)
+			return -EINVAL;
+	} else {
+		o->srq_max = 0;
 	}
 	o->sq_depth = def(o->sq_depth, WHARF_QP_DEFAULT_SQ_DEPTH);
 	if (o->sq_depth > (uint32_t)a->max_qp_wr)
@@ -126,6 +132,8 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 	err = wqp_qpn_map_init(&res->map, o.pool_size * 2, res->arena);
 	if (!err && !o.no_srq)
 		err = wqp_admit_init(&res->admit, o.srq_depth, o.recv_reserve);
+	if (!err && !o.no_srq)
+		err = wqp_admit_set_max(&res->admit, o.srq_max);
 	if (!err)
 		err = wqp_cq_setup(res, wqp_cq_initial(o.cq_size, o.srq_depth,
 						       o.pool_size, o.sq_depth,
@@ -179,8 +187,12 @@ int wharf_qp_res_admit(const struct wharf_qp_res *res, uint32_t credits)
 		return -EINVAL;
 	if (!res->srq)
 		return 0;
-	return wqp_admit_check(&res->admit,
-			       credits ? credits : res->o.recv_credits);
+	/* What fits once the SRQ has grown as far as it may. */
+	return wqp_admit_shortfall(&res->admit,
+				   credits ? credits : res->o.recv_credits) ==
+			       UINT32_MAX
+		       ? -EBUSY
+		       : 0;
 }
 
 int wharf_qp_res_stats(const struct wharf_qp_res *res,
@@ -194,7 +206,8 @@ int wharf_qp_res_stats(const struct wharf_qp_res *res,
 	st.size = sizeof(st);
 	st.cq_size = res->cqb.size;
 	st.cq_reserved = res->cqb.reserved;
-	st.srq_depth = res->o.srq_depth;
+	st.srq_depth = res->admit.depth;
+	st.srq_max = res->o.srq_max;
 	st.srq_posted = res->srq_posted;
 	st.recv_pending = res->npending;
 	st.admitted_credits = res->admit.admitted;

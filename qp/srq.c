@@ -9,6 +9,13 @@
  * and entirely before the shard sleeps.  The SRQ limit is re-armed once the
  * SRQ is above it again, so IBV_EVENT_SRQ_LIMIT_REACHED keeps triggering
  * refills when data holds buffers.
+ *
+ * The SRQ starts with srq_depth buffers and may grow to srq_max: when
+ * admission runs short, wqp_srq_grow() registers one more chunk of
+ * srq_depth buffers (fewer for the last) and posts them.  The SRQ itself
+ * is created for srq_max work requests, so growing needs no resize (which
+ * not every device supports).  Buffers keep their number for life:
+ * chunk = number / srq_depth.
  */
 #include <endian.h>
 #include <errno.h>
@@ -27,13 +34,40 @@ static void arm_limit(struct wharf_qp_res *res)
 		res->srq_limit_armed = true;
 }
 
+static struct wharf_buf_pool *chunk_of(const struct wharf_qp_res *res,
+				       uint32_t idx)
+{
+	uint32_t c = idx / res->o.srq_depth;
+
+	return c < res->nchunks ? res->chunks[c] : NULL;
+}
+
+/* SRQ buffer number @idx, or NULL. */
+static void *srq_buf(const struct wharf_qp_res *res, uint32_t idx)
+{
+	struct wharf_buf_pool *p = chunk_of(res, idx);
+
+	return p ? wharf_buf_pool_buf(p, idx % res->o.srq_depth) : NULL;
+}
+
+/* The number of SRQ buffer @buf, or -1. */
+static int64_t srq_index(const struct wharf_qp_res *res, const void *buf)
+{
+	for (uint32_t c = 0; c < res->nchunks; c++) {
+		int64_t i = wharf_buf_pool_index(res->chunks[c], buf);
+
+		if (i >= 0)
+			return (int64_t)c * res->o.srq_depth + i;
+	}
+	return -1;
+}
+
 /* Posts up to @n pending buffers in one call; returns how many. */
 static unsigned post_batch(struct wharf_qp_res *res, unsigned n)
 {
 	struct ibv_recv_wr wr[WQP_POST_BATCH], *bad = NULL;
 	struct ibv_sge sge[WQP_POST_BATCH];
-	uint32_t lkey = wharf_buf_pool_lkey(res->bufs);
-	uint32_t len = (uint32_t)wharf_buf_pool_stride(res->bufs);
+	uint32_t len = (uint32_t)wharf_buf_pool_stride(res->chunks[0]);
 	int err;
 
 	if (n > WQP_POST_BATCH)
@@ -43,9 +77,9 @@ static unsigned post_batch(struct wharf_qp_res *res, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t idx = res->pending[res->npending - 1 - i];
 
-		sge[i].addr = (uintptr_t)wharf_buf_pool_buf(res->bufs, idx);
+		sge[i].addr = (uintptr_t)srq_buf(res, idx);
 		sge[i].length = len;
-		sge[i].lkey = lkey;
+		sge[i].lkey = wharf_buf_pool_lkey(chunk_of(res, idx));
 		wr[i].wr_id = wqp_wrid_recv(WQP_WRID_SRQ, idx);
 		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
@@ -98,43 +132,85 @@ void wqp_srq_limit_event(struct wharf_qp_res *res)
 	wqp_srq_repost(res, true);
 }
 
+/* Registers buffers [depth, depth + n) as one more chunk, queued to post. */
+static int add_chunk(struct wharf_qp_res *res, uint32_t n)
+{
+	struct wharf_buf_pool_opts bo = {.size = sizeof(bo)};
+	struct wharf_buf_pool *pool;
+	uint32_t base = res->nchunks * res->o.srq_depth;
+	int err;
+
+	bo.arena = res->arena;
+	bo.pd = res->dev->pd;
+	bo.buf_size = res->o.recv_buf_size;
+	bo.count = n;
+	err = wharf_buf_pool_create(&bo, &pool);
+	if (err)
+		return err;
+	res->chunks[res->nchunks++] = pool;
+	/* All buffers leave the pool once; wharf tracks them by number. */
+	for (uint32_t i = 0; i < n; i++) {
+		void *b = wharf_buf_pool_get(pool);
+
+		res->pending[res->npending++] =
+			base + (uint32_t)wharf_buf_pool_index(pool, b);
+	}
+	res->st.recv_bytes += (uint64_t)n * wharf_buf_pool_stride(pool);
+	return 0;
+}
+
 int wqp_srq_setup(struct wharf_qp_res *res)
 {
 	struct ibv_srq_init_attr sa = {0};
-	struct wharf_buf_pool_opts bo = {.size = sizeof(bo)};
-	uint32_t depth = res->o.srq_depth;
+	uint32_t depth = res->o.srq_depth, max = res->o.srq_max;
+	uint32_t nchunks = (max + depth - 1) / depth;
 	int err;
 
 	sa.srq_context = res;
-	sa.attr.max_wr = depth;
+	sa.attr.max_wr = max;
 	sa.attr.max_sge = 1;
 	res->srq = ibv_create_srq(res->dev->pd, &sa);
 	if (!res->srq)
 		return errno ? -errno : -ENOMEM;
-	bo.arena = res->arena;
-	bo.pd = res->dev->pd;
-	bo.buf_size = res->o.recv_buf_size;
-	bo.count = depth;
-	err = wharf_buf_pool_create(&bo, &res->bufs);
+	res->chunks =
+		wharf_numa_alloc(res->arena, nchunks * sizeof(void *), 0, true);
+	res->pending =
+		wharf_numa_alloc(res->arena, max * sizeof(uint32_t), 0, false);
+	res->held = wharf_numa_alloc(res->arena, max, 0, true);
+	if (!res->chunks || !res->pending || !res->held)
+		return -ENOMEM;
+	err = add_chunk(res, depth);
 	if (err)
 		return err;
-	res->pending = wharf_numa_alloc(res->arena, depth * sizeof(uint32_t), 0,
-					false);
-	res->held = wharf_numa_alloc(res->arena, depth, 0, true);
-	if (!res->pending || !res->held)
-		return -ENOMEM;
-	/* All buffers leave the pool once; wharf tracks them by index. */
-	for (uint32_t i = 0; i < depth; i++) {
-		void *b = wharf_buf_pool_get(res->bufs);
-
-		res->pending[i] = (uint32_t)wharf_buf_pool_index(res->bufs, b);
-	}
-	res->npending = depth;
-	res->st.recv_bytes +=
-		(uint64_t)depth * wharf_buf_pool_stride(res->bufs);
 	wqp_srq_repost(res, true);
 	if (res->srq_posted != depth)
 		return -ENOMEM;
+	return 0;
+}
+
+int wqp_srq_grow(struct wharf_qp_res *res)
+{
+	uint32_t have = res->admit.depth, max = res->o.srq_max;
+	uint32_t n =
+		max - have < res->o.srq_depth ? max - have : res->o.srq_depth;
+	int err;
+
+	if (!res->srq || !n)
+		return -ENOSPC;
+	err = wqp_res_cq_claim(res, n); /* their completions need room */
+	if (err)
+		return err;
+	err = add_chunk(res, n);
+	if (err) {
+		wqp_cq_release(&res->cqb, n);
+		wharf_ctx_log(res->dev->ctx, WHARF_LOG_WARN,
+			      "qp: cannot grow the SRQ past %u buffers: %d",
+			      have, err);
+		return err;
+	}
+	wqp_admit_grow(&res->admit, n);
+	res->st.srq_grows++;
+	wqp_srq_repost(res, true);
 	return 0;
 }
 
@@ -143,10 +219,13 @@ void wqp_srq_teardown(struct wharf_qp_res *res)
 	if (res->srq)
 		ibv_destroy_srq(res->srq);
 	res->srq = NULL;
-	wharf_buf_pool_destroy(res->bufs);
-	res->bufs = NULL;
+	for (uint32_t c = 0; c < res->nchunks; c++)
+		wharf_buf_pool_destroy(res->chunks[c]);
+	res->nchunks = 0;
+	wharf_numa_free(res->arena, res->chunks);
 	wharf_numa_free(res->arena, res->pending);
 	wharf_numa_free(res->arena, res->held);
+	res->chunks = NULL;
 	res->pending = NULL;
 	res->held = NULL;
 }
@@ -155,11 +234,10 @@ int wharf_qp_res_recv_put(struct wharf_qp_res *res, void *buf)
 {
 	int64_t idx;
 
-	if (!res || !res->bufs)
+	if (!res || !res->nchunks)
 		return -EINVAL;
-	idx = wharf_buf_pool_index(res->bufs, buf);
-	if (idx < 0 || !res->held[idx] ||
-	    wharf_buf_pool_buf(res->bufs, (uint32_t)idx) != buf)
+	idx = srq_index(res, buf);
+	if (idx < 0 || !res->held[idx] || srq_buf(res, (uint32_t)idx) != buf)
 		return -EINVAL;
 	res->held[idx] = 0;
 	res->st.recv_held--;
@@ -245,7 +323,7 @@ void wqp_recv_complete(struct wharf_qp_res *res, const struct ibv_wc *wc)
 	void *buf;
 
 	if (wqp_wrid_kind(wc->wr_id) == WQP_WRID_SRQ) {
-		buf = wharf_buf_pool_buf(res->bufs, idx);
+		buf = srq_buf(res, idx);
 		if (!buf)
 			return;
 		res->srq_posted--;

@@ -80,4 +80,53 @@ TEST(QpBusy, RejectsBusyWhenReceiveBudgetIsExhausted)
 	EXPECT_EQ(env.stop(), "");
 }
 
+/* With srq_max the SRQ grows instead of refusing, up to its ceiling. */
+TEST(QpBusy, GrowsTheSrqUpToSrqMaxThenRejectsBusy)
+{
+	WHARF_REQUIRE_GUEST();
+	Env env;
+	wharf_qp_res_opts so{}, co{};
+	so.size = co.size = sizeof(so);
+	so.srq_depth = 64;
+	so.srq_max = 160;
+	so.recv_reserve = 4;
+	so.recv_credits = 20; /* (160 - 4) / 20 = 7 connections at most */
+	so.pool_size = 4;
+	co.srq_depth = 256;
+	co.recv_credits = 8;
+	co.pool_size = 8;
+	ASSERT_EQ(env.start(&so, &co), "");
+	env.on(kSrv, [&] {
+		EXPECT_EQ(wharf_qp_res_admit(env.res[kSrv], 140), 0);
+		EXPECT_EQ(wharf_qp_res_admit(env.res[kSrv], 157), -EBUSY);
+	});
+	std::vector<Peer *> clients;
+	for (unsigned i = 0; i < 9; i++) {
+		auto p = std::make_unique<Peer>();
+		p->index = i;
+		clients.push_back(env.add(std::move(p)));
+	}
+	ASSERT_TRUE(env.connect_all(clients));
+	unsigned up = 0, busy = 0;
+	for (Peer *c : clients) {
+		if (c->state == qpl::P_ESTABLISHED) {
+			up++;
+			continue;
+		}
+		EXPECT_EQ(c->state, qpl::P_REJECTED) << c->cm_err;
+		EXPECT_EQ(c->reject_busy_reason,
+			  (unsigned)WCM_BUSY_RECV_BUDGET);
+		busy++;
+	}
+	EXPECT_EQ(up, 7u);
+	EXPECT_EQ(busy, 2u);
+	struct wharf_qp_res_stats st = env.stats(kSrv);
+	EXPECT_EQ(st.srq_depth, 160u); /* 64 + 64 + the last 32 */
+	EXPECT_EQ(st.srq_max, 160u);
+	EXPECT_EQ(st.srq_grows, 2u);
+	EXPECT_EQ(st.admitted_credits, 140u);
+	EXPECT_EQ(st.recv_bytes, 160u * WHARF_QP_DEFAULT_RECV_SIZE);
+	EXPECT_EQ(env.stop(), "");
+}
+
 } // namespace

@@ -2,7 +2,8 @@
  * 256 connections whose server ends share one SRQ (and whose client ends
  * share another) exchange 100 messages each: SEND and SEND with immediate,
  * echoed back by the server; in event mode (CQ channel + arm before sleep)
- * and, with 32 connections, in busy-polling mode.  Pins: every message arrives once, intact, on
+ * and, with 32 connections, in busy-polling mode; and on SRQs that grow
+ * from 64 buffers as the connections need (srq_max).  Pins: every message arrives once, intact, on
  * the right QP (completion demux by wc.qp_num), the SRQ's registered
  * receive memory does not grow with the connections, the CQ budget covers
  * SRQ + send queues, and the typed WR contexts come back with their tag.
@@ -167,13 +168,19 @@ class Pinger : public Peer
 	std::atomic<bool> done{false};
 };
 
-void exchange(wharf_poll_mode mode, unsigned nconns)
+/*
+ * @srq_max above @srq_depth: the SRQs start small and grow, a chunk of
+ * @srq_depth buffers at a time, as the connections' credits need.
+ */
+void exchange(wharf_poll_mode mode, unsigned nconns, uint32_t srq_depth = 1024,
+	      uint32_t srq_max = 0, uint32_t credits = 2)
 {
 	Env env;
 	wharf_qp_res_opts o{};
 	o.size = sizeof(o);
-	o.srq_depth = 1024;
-	o.recv_credits = 2;
+	o.srq_depth = srq_depth;
+	o.srq_max = srq_max;
+	o.recv_credits = credits;
 	o.sq_depth = 4;
 	o.pool_size = 64;
 	ASSERT_EQ(env.start(&o, &o, mode), "");
@@ -214,16 +221,21 @@ void exchange(wharf_poll_mode mode, unsigned nconns)
 		EXPECT_TRUE(wharf_qp_uses_srq(p->qp));
 	}
 
+	/* The buffers the credits need, in whole chunks (reserve 1/16). */
+	uint32_t need = nconns * credits + srq_depth / 16, depth = srq_depth;
+	while (depth < need)
+		depth += srq_depth;
 	struct wharf_qp_res_stats ss = env.stats(kSrv), cs = env.stats(kCli);
 	EXPECT_EQ(ss.qps_active, nconns);
 	EXPECT_EQ(cs.qps_active, nconns);
-	EXPECT_EQ(ss.srq_depth, 1024u);
+	EXPECT_EQ(ss.srq_depth, depth);
+	EXPECT_EQ(ss.srq_grows, (depth - srq_depth) / srq_depth);
 	/* Receive memory: the SRQ's buffers, whatever the connections. */
-	EXPECT_EQ(ss.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
-	EXPECT_EQ(cs.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
-	EXPECT_EQ(ss.cq_reserved, 1024u + nconns * 4);
+	EXPECT_EQ(ss.recv_bytes, depth * WHARF_QP_DEFAULT_RECV_SIZE);
+	EXPECT_EQ(cs.recv_bytes, depth * WHARF_QP_DEFAULT_RECV_SIZE);
+	EXPECT_EQ(ss.cq_reserved, depth + nconns * 4);
 	EXPECT_GE(ss.cq_size, ss.cq_reserved);
-	EXPECT_EQ(ss.admitted_credits, nconns * 2);
+	EXPECT_EQ(ss.admitted_credits, nconns * credits);
 
 	for (Pinger *p : pingers)
 		env.on(kCli, [p] { p->start(); });
@@ -258,7 +270,7 @@ void exchange(wharf_poll_mode mode, unsigned nconns)
 	}
 	EXPECT_EQ(echoed, nconns * kMsgs);
 	ss = env.stats(kSrv);
-	EXPECT_EQ(ss.recv_bytes, 1024u * WHARF_QP_DEFAULT_RECV_SIZE);
+	EXPECT_EQ(ss.recv_bytes, depth * WHARF_QP_DEFAULT_RECV_SIZE);
 	EXPECT_EQ(ss.wc_errors, 0u);
 	EXPECT_GE(ss.completions, 2ull * nconns * kMsgs);
 	EXPECT_LE(ss.post_calls, ss.wrs_posted);
@@ -289,6 +301,15 @@ TEST(QpSrqScale, TwoHundredFiftySixConnectionsHundredMessagesEach)
 {
 	WHARF_REQUIRE_GUEST();
 	exchange(WHARF_POLL_EVENT, 256);
+}
+
+/* 64 connections of 8 credits on SRQs that start with 64 buffers: each
+ * grows to 576 (8 more chunks), and every message still arrives intact
+ * in buffers of every chunk. */
+TEST(QpSrqScale, SrqGrowsInChunksAsConnectionsNeedAndCarriesTheExchange)
+{
+	WHARF_REQUIRE_GUEST();
+	exchange(WHARF_POLL_EVENT, 64, 64, 1024, 8);
 }
 
 class Counter : public Peer

@@ -65,3 +65,38 @@ TEST(QpAdmit, HugeCreditsDoNotWrap)
 	ASSERT_EQ(wqp_admit_take(&a, 50), 0);
 	EXPECT_EQ(wqp_admit_check(&a, UINT32_MAX), -EBUSY);
 }
+
+TEST(QpAdmit, ShortfallSaysHowMuchTheSrqMustGrow)
+{
+	wqp_admit a;
+	ASSERT_EQ(0, wqp_admit_init(&a, 64, 4));	    // 60 admissible now
+	EXPECT_EQ(UINT32_MAX, wqp_admit_shortfall(&a, 61)); // fixed: never
+	ASSERT_EQ(0, wqp_admit_set_max(&a, 256));
+	EXPECT_EQ(0u, wqp_admit_shortfall(&a, 60));
+	EXPECT_EQ(1u, wqp_admit_shortfall(&a, 61));
+	ASSERT_EQ(0, wqp_admit_take(&a, 48));
+	EXPECT_EQ(4u, wqp_admit_shortfall(&a, 16)); // 48 + 16 + 4 - 64
+	EXPECT_EQ(-EBUSY, wqp_admit_check(&a, 16)); // not yet
+	ASSERT_EQ(0, wqp_admit_grow(&a, 64));
+	EXPECT_EQ(128u, a.depth);
+	EXPECT_EQ(0u, wqp_admit_shortfall(&a, 16));
+	EXPECT_EQ(0, wqp_admit_take(&a, 16));
+	// The ceiling: 256 - 4 reserved.
+	EXPECT_EQ(UINT32_MAX, wqp_admit_shortfall(&a, 256 - 4 - 64 + 1));
+	EXPECT_NE(UINT32_MAX, wqp_admit_shortfall(&a, 256 - 4 - 64));
+	EXPECT_EQ(UINT32_MAX, wqp_admit_shortfall(&a, 0));
+}
+
+TEST(QpAdmit, GrowthStaysWithinMax)
+{
+	wqp_admit a;
+	ASSERT_EQ(0, wqp_admit_init(&a, 64, 4));
+	EXPECT_EQ(-EINVAL, wqp_admit_grow(&a, 1)); // max = depth
+	EXPECT_EQ(-EINVAL, wqp_admit_set_max(&a, 63));
+	ASSERT_EQ(0, wqp_admit_set_max(&a, 100));
+	EXPECT_EQ(-EINVAL, wqp_admit_grow(&a, 37));
+	EXPECT_EQ(64u, a.depth);
+	EXPECT_EQ(0, wqp_admit_grow(&a, 36));
+	EXPECT_EQ(100u, a.depth);
+	EXPECT_EQ(-EINVAL, wqp_admit_set_max(&a, 99)); // below what it holds
+}
