@@ -17,7 +17,8 @@ void echo_usage(FILE *f)
 		"[-c connections]\n"
 		"                  [-C message_count] [-S message_size] "
 		"[-p port] [-T shards]\n"
-		"                  [--ud] [--timeout seconds] [-v]\n"
+		"                  [--ud] [--timeout seconds] "
+		"[--handshake-cap N] [-v]\n"
 		"\n"
 		"The exchange of rdmacm-utils' ucmatose (RC, default) or, with "
 		"--ud, udaddy,\n"
@@ -35,6 +36,10 @@ void echo_usage(FILE *f)
 		"  -T N        shards (default: the library's choice)\n"
 		"  --ud        udaddy's exchange (RDMA_PS_UDP, SIDR lookup)\n"
 		"  --timeout S give up after S seconds (default 120), exit 1\n"
+		"  --handshake-cap N\n"
+		"              server: handshakes a shard runs at once; later "
+		"requests\n"
+		"              wait for room (default: the library's, 1024)\n"
 		"  -v          log progress to stderr\n"
 		"  -h, --help  this text\n"
 		"\n"
@@ -62,6 +67,7 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 	static const struct option longs[] = {
 		{"ud", no_argument, NULL, 'u'},
 		{"timeout", required_argument, NULL, 't'},
+		{"handshake-cap", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -101,6 +107,9 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 			break;
 		case 't':
 			err = num(optarg, &a->timeout_s);
+			break;
+		case 'H':
+			err = num(optarg, &a->handshake_cap);
 			break;
 		case 'v':
 			a->verbose = true;

@@ -52,6 +52,7 @@ struct echo_args {
 	unsigned size;	  /* -S */
 	unsigned shards;  /* -T, 0 = library default */
 	unsigned timeout_s;
+	unsigned handshake_cap; /* --handshake-cap, 0 = library default */
 	bool ud;
 	bool verbose;
 };

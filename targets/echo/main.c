@@ -302,6 +302,7 @@ static int setup(struct echo *e)
 	ropts.recv_buf_size = e->a.size > 4096 ? e->a.size : 4096;
 	ropts.recv_credits = e->a.count ? e->a.count : 1;
 	mopts.res_opts = &ropts;
+	mopts.handshake_cap = e->a.handshake_cap;
 	return wharf_cm_create(e->ctx, &mopts, &e->cm);
 }
 
@@ -329,7 +330,19 @@ int main(int argc, char **argv)
 	else
 		ok = wait_done(e);
 	if (e->cm) {
+		struct wharf_cm_stats st = {.size = sizeof(st)};
+
 		cleanup_all(e);
+		if (!e->a.dst && !wharf_cm_stats(e->cm, &st))
+			printf("wharf-echo: requests %llu, deferred %llu "
+			       "(accepted after the wait %llu, timed out "
+			       "%llu), refused %llu\n",
+			       (unsigned long long)st.requests,
+			       (unsigned long long)st.deferred_total,
+			       (unsigned long long)st.deferred_accepted,
+			       (unsigned long long)st.deferred_timed_out,
+			       (unsigned long long)(st.rejected_busy +
+						    st.rejected_app));
 		wharf_listener_destroy(e->listener);
 		wharf_cm_destroy(e->cm);
 	}

@@ -133,6 +133,22 @@ static void shard_free(struct nr_shard *sh)
 /* Create / destroy                                                    */
 /* ------------------------------------------------------------------ */
 
+/* The cm's own refusals speak the transport binding: {recfmt 0, NO_RSC}. */
+static size_t nr_refusal(const struct wharf_conn_request *req,
+			 enum wharf_refusal why, void *buf, size_t max,
+			 void *arg)
+{
+	struct nvmf_rdma_cm_rej rej;
+
+	(void)req;
+	(void)why;
+	(void)arg;
+	if (max < sizeof(rej) || nvmf_rdma_rej_build(NVMF_RDMA_CM_NO_RSC, &rej))
+		return 0;
+	memcpy(buf, &rej, sizeof(rej));
+	return sizeof(rej);
+}
+
 static int listen_all(struct nvmf_rdma *r, const struct nvmf_config *cfg,
 		      char *err, size_t errlen)
 {
@@ -165,6 +181,10 @@ static int listen_all(struct nvmf_rdma *r, const struct nvmf_config *cfg,
 		lo.arg = r;
 		lo.pick_shard = nvmf_rdma_pick_shard;
 		lo.qp.recv_credits = 16;
+		lo.overload = WHARF_OVERLOAD_DEFER;
+		lo.defer_max_ms = r->opts.defer_max_ms;
+		lo.defer_max = r->opts.defer_max;
+		lo.refusal = nr_refusal;
 		rc = wharf_listen(r->cm, &lo, &r->listeners[i]);
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: listen %s %u: %s",
@@ -221,13 +241,19 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	icd = nvmf_tgt_icd_size(r->tgt, 0);
 	if (nvmf_tgt_icd_size(r->tgt, 1) > icd)
 		icd = nvmf_tgt_icd_size(r->tgt, 1);
-	ro.srq_depth = r->opts.srq_depth;
+	ro.srq_depth = r->opts.srq_depth ? r->opts.srq_depth : 1024;
+	ro.srq_max = r->opts.srq_max;
+	if (!ro.srq_max)
+		ro.srq_max = ro.srq_depth > NVMF_RDMA_SRQ_MAX_DEFAULT
+				     ? ro.srq_depth
+				     : NVMF_RDMA_SRQ_MAX_DEFAULT;
 	ro.recv_buf_size = NVMF_SQE_SIZE + icd;
 	/* A data WR and a response per request of the deepest queue. */
 	ro.sq_depth = 2 * (cfg->queue_depth > 32 ? cfg->queue_depth : 32) + 8;
 	/* Completions go inline: the HCA reads no memory for them. */
 	ro.max_inline_data = sizeof(struct nvmf_cqe);
 	mo.res_opts = &ro;
+	mo.handshake_cap = r->opts.handshake_cap;
 	rc = wharf_cm_create(r->ctx, &mo, &r->cm);
 	if (rc) {
 		snprintf(err, errlen, "RDMA: %s", strerror(-rc));
@@ -301,7 +327,17 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
 			 struct nvmf_tgt_stats *tgt)
 {
 	struct nvmf_rdma_stats s = {.size = sizeof(s)};
+	struct wharf_cm_stats cs = {.size = sizeof(cs)};
 
+	if (r->cm && !wharf_cm_stats(r->cm, &cs)) {
+		s.cm_requests = cs.requests;
+		s.deferred = cs.deferred;
+		s.deferred_total = cs.deferred_total;
+		s.deferred_accepted = cs.deferred_accepted;
+		s.deferred_timed_out = cs.deferred_timed_out;
+		s.rejected_busy = cs.rejected_busy;
+		s.cm_failed = cs.failed;
+	}
 	for (unsigned i = 0; i < r->nshards; i++) {
 		const struct nr_counters *n = &r->shards[i].n;
 

@@ -10,6 +10,10 @@
  *    library's least-loaded shard, I/O queue qid of controller cntlid goes
  *    to shard (cntlid + qid) % nshards, so one controller's I/O queues
  *    spread over the shards before the controller is known;
+ *  - a storm of connects beyond what a shard takes at once waits in the
+ *    cm (the DEFER overload policy: the Linux host does not retry a
+ *    refused connect); a refusal the cm must send after all (a wait past
+ *    defer_max_ms, shutdown) carries the transport's own status, NO_RSC;
  *  - on_request validates the private data with nvmf_rdma_req_parse() and
  *    nvmf_tgt_check_cntlid(), rejects with the transport status (REJ
  *    private data from nvmf_rdma_rej_build()), else creates the core
@@ -50,14 +54,34 @@ struct nvmf_rdma;
  */
 #define NVMF_RDMA_SPIN_US_DEFAULT 1000
 
+/*
+ * A shard's receive buffers at most: 16384 of 64 B + 4 KiB in-capsule data
+ * (68 MiB) admit 1020 queues of 16 credits.  The SRQ starts at srq_depth
+ * and grows by that much as queues need it, so an idle target keeps its
+ * small footprint and a connect storm of hundreds of controllers is not
+ * refused for lack of buffers.
+ */
+#define NVMF_RDMA_SRQ_MAX_DEFAULT 16384u
+
 /* Options of nvmf_rdma_create(); zero means default everywhere. */
 struct nvmf_rdma_opts {
 	size_t size;			/* sizeof(struct nvmf_rdma_opts) */
 	enum wharf_poll_mode poll_mode; /* shard idle mode (default event) */
 	unsigned adaptive_spin_us;	/* WHARF_POLL_ADAPTIVE spin; 0 = 1000 */
-	uint32_t srq_depth;    /* receive buffers per shard; 0 = 1024 */
+	uint32_t srq_depth; /* receive buffers per shard; 0 = 1024 */
+	/* Receive buffers a shard's SRQ may grow to as queues are admitted
+	 * (16 credits each); 0 = NVMF_RDMA_SRQ_MAX_DEFAULT, or srq_depth
+	 * when that is larger. */
+	uint32_t srq_max;
 	uint32_t data_buffers; /* data buffers per shard; 0 = 256 */
 	bool verbose;	       /* log connections on stderr */
+	/* Connection storms (wharf_cm_opts / wharf_listen_opts; 0 = the
+	 * library's default): handshakes a shard runs at once, and how long
+	 * and how many connects wait beyond it (the DEFER policy; a connect
+	 * that waits too long is refused with NO_RSC). */
+	uint32_t handshake_cap;
+	uint32_t defer_max_ms;
+	uint32_t defer_max;
 };
 
 /* Binding counters, summed over the shards. */
@@ -76,6 +100,14 @@ struct nvmf_rdma_stats {
 	uint64_t kills;		  /* queues killed by the core (kato, reset) */
 	uint64_t handoff_retries; /* hand-overs left to the sweep */
 	uint64_t responses_inv;	  /* of responses: SEND with Invalidate */
+	/* The cm's view of the listeners' requests (wharf_cm_stats). */
+	uint64_t cm_requests;	     /* CONNECT_REQUESTs received */
+	uint64_t deferred;	     /* gauge: waiting for a handshake slot */
+	uint64_t deferred_total;     /* ever deferred */
+	uint64_t deferred_accepted;  /* deferred, then established */
+	uint64_t deferred_timed_out; /* deferred too long: NO_RSC */
+	uint64_t rejected_busy;	     /* refused for overload (NO_RSC) */
+	uint64_t cm_failed;	     /* requests the cm could not take */
 };
 
 /**

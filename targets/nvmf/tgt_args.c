@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wharf/cm.h>
+
 #include "targets/nvmf/tgt_main.h"
 
 void tgt_usage(FILE *f)
@@ -45,7 +47,22 @@ void tgt_usage(FILE *f)
 	      "(default 1000)\n"
 	      "      --srq-depth N       receive buffers per shard (default "
 	      "1024)\n"
+	      "      --srq-max N         receive buffers a shard may grow to "
+	      "(default\n"
+	      "                          16384)\n"
 	      "      --data-buffers N    data buffers per shard (default 256)\n"
+	      "      --handshake-cap N   queue handshakes a shard runs at "
+	      "once; "
+	      "later\n"
+	      "                          connects wait (default 1024)\n"
+	      "      --defer-max-ms MS   longest wait of a connect before it "
+	      "is "
+	      "refused\n"
+	      "                          with NO_RSC (default 20000, at most "
+	      "60000)\n"
+	      "      --defer-max N       connects waiting at once per listener "
+	      "(default\n"
+	      "                          4096)\n"
 	      "  -v, --verbose           log connections\n"
 	      "  -h, --help              this text\n"
 	      "\n"
@@ -121,8 +138,12 @@ static const struct option longopts[] = {
 	{"max-io-size", required_argument, NULL, 'M'},
 	{"poll", required_argument, NULL, 'p'},
 	{"srq-depth", required_argument, NULL, 'D'},
+	{"srq-max", required_argument, NULL, 'Y'},
 	{"data-buffers", required_argument, NULL, 'B'},
 	{"spin-us", required_argument, NULL, 'S'},
+	{"handshake-cap", required_argument, NULL, 'H'},
+	{"defer-max-ms", required_argument, NULL, 'W'},
+	{"defer-max", required_argument, NULL, 'X'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -152,6 +173,27 @@ static int poll_mode(const char *s, enum wharf_poll_mode *out)
 	else
 		return -EINVAL;
 	return 0;
+}
+
+/* The option a numeric flag sets. */
+static uint32_t *u32_opt(struct nvmf_rdma_opts *o, int c)
+{
+	switch (c) {
+	case 'D':
+		return &o->srq_depth;
+	case 'B':
+		return &o->data_buffers;
+	case 'H':
+		return &o->handshake_cap;
+	case 'W':
+		return &o->defer_max_ms;
+	case 'X':
+		return &o->defer_max;
+	case 'Y':
+		return &o->srq_max;
+	default:
+		return &o->adaptive_spin_us;
+	}
 }
 
 /* Loads the file first (its lines are numbered in the file). */
@@ -237,10 +279,11 @@ int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
 		case 'D':
 		case 'B':
 		case 'S':
-			rc = parse_u32(optarg,
-				       c == 'D'	  ? &a->opts.srq_depth
-				       : c == 'B' ? &a->opts.data_buffers
-						  : &a->opts.adaptive_spin_us);
+		case 'H':
+		case 'W':
+		case 'X':
+		case 'Y':
+			rc = parse_u32(optarg, u32_opt(&a->opts, c));
 			if (rc)
 				fprintf(stderr,
 					"wharf-nvmf-tgt: bad number '%s'\n",
@@ -252,6 +295,17 @@ int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
 		default:
 			rc = -EINVAL;
 		}
+	}
+	if (!rc && a->opts.srq_max &&
+	    a->opts.srq_max < (a->opts.srq_depth ? a->opts.srq_depth : 1024u)) {
+		fprintf(stderr,
+			"wharf-nvmf-tgt: --srq-max: below the SRQ depth\n");
+		rc = -EINVAL;
+	}
+	if (!rc && a->opts.defer_max_ms > WHARF_DEFER_MAX_MS_LIMIT) {
+		fprintf(stderr, "wharf-nvmf-tgt: --defer-max-ms: at most %u\n",
+			WHARF_DEFER_MAX_MS_LIMIT);
+		rc = -EINVAL;
 	}
 	if (!rc && optind < argc) {
 		fprintf(stderr, "wharf-nvmf-tgt: unexpected argument '%s'\n",

@@ -21,7 +21,10 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       "held=%llu bufs=%llu ctrls_created=%llu connects_failed=%llu "
 	       "kato_expired=%llu dropped=%llu accepted=%llu rejected=%llu "
 	       "capsules=%llu reads=%llu writes=%llu responses=%llu "
-	       "responses_inv=%llu buf_waits=%llu wc_errors=%llu kills=%llu\n",
+	       "responses_inv=%llu buf_waits=%llu wc_errors=%llu kills=%llu "
+	       "cm_requests=%llu deferred=%llu deferred_total=%llu "
+	       "deferred_accepted=%llu deferred_timed_out=%llu "
+	       "rejected_busy=%llu cm_failed=%llu\n",
 	       when, (unsigned long long)t.ctrls, (unsigned long long)s.queues,
 	       (unsigned long long)t.reqs, (unsigned long long)t.held,
 	       (unsigned long long)s.bufs_in_use,
@@ -35,7 +38,13 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       (unsigned long long)s.responses,
 	       (unsigned long long)s.responses_inv,
 	       (unsigned long long)s.buf_waits, (unsigned long long)s.wc_errors,
-	       (unsigned long long)s.kills);
+	       (unsigned long long)s.kills, (unsigned long long)s.cm_requests,
+	       (unsigned long long)s.deferred,
+	       (unsigned long long)s.deferred_total,
+	       (unsigned long long)s.deferred_accepted,
+	       (unsigned long long)s.deferred_timed_out,
+	       (unsigned long long)s.rejected_busy,
+	       (unsigned long long)s.cm_failed);
 	fflush(stdout);
 }
 

@@ -154,6 +154,26 @@ TEST_F(CmInterop, StockUcmatoseClientToWharfServer)
 		 "return status 0");
 }
 
+// ucmatose starts all its connects at once: a storm from a standard peer,
+// which does not retry a refusal.  With shards that run two handshakes at
+// a time, the rest must wait (deferred), and every connection completes.
+TEST_F(CmInterop, StockUcmatoseBurstBeyondTheHandshakeCapIsDeferred)
+{
+	Exchange({echo_, "-c", n_, "-C", "10", "-T", "2", "--handshake-cap",
+		  "2", "--timeout", "200"},
+		 "listening", {"ucmatose", "-s", addr_, "-c", n_, "-C", "10"},
+		 ok100_, "return status 0");
+	std::ifstream f("/tmp/cm_interop_server.log");
+	std::stringstream s;
+	s << f.rdbuf();
+	std::string out = s.str();
+	size_t at = out.find("deferred ");
+	ASSERT_NE(std::string::npos, at) << out;
+	EXPECT_GT(std::atoi(out.c_str() + at + 9), 0) << out;
+	EXPECT_NE(std::string::npos, out.find("refused 0")) << out;
+	EXPECT_NE(std::string::npos, out.find("timed out 0")) << out;
+}
+
 TEST_F(CmInterop, WharfClientToStockUcmatoseServer)
 {
 	Exchange({"ucmatose", "-c", n_, "-C", "10"}, "starting server",

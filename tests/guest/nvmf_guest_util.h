@@ -19,6 +19,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -83,9 +84,11 @@ class Tgt
 		}
 	}
 
-	// Writes @config, starts the target, waits for "listening".
-	::testing::AssertionResult Start(const std::string &name,
-					 const std::string &config)
+	// Writes @config, starts the target with @args after it, waits for
+	// "listening".
+	::testing::AssertionResult
+	Start(const std::string &name, const std::string &config,
+	      const std::vector<std::string> &args = {})
 	{
 		std::string bin = TgtPath();
 		conf_ = "/tmp/" + name + ".conf";
@@ -100,10 +103,14 @@ class Tgt
 		if (pid_ == 0) {
 			int fd = open(log_.c_str(),
 				      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			std::vector<const char *> argv = {bin.c_str(), "-v",
+							  "-c", conf_.c_str()};
+			for (const std::string &a : args)
+				argv.push_back(a.c_str());
+			argv.push_back(nullptr);
 			dup2(fd, 1);
 			dup2(fd, 2);
-			execl(bin.c_str(), bin.c_str(), "-v", "-c",
-			      conf_.c_str(), (char *)nullptr);
+			execv(bin.c_str(), (char *const *)argv.data());
 			_exit(127);
 		}
 		if (!Poll([&] {
