@@ -25,6 +25,8 @@
  * Everything here runs on the owner shard; the gauges are atomics for
  * wharf_cm_stats() and placement.
  */
+#include <string.h>
+
 #include "cm/rt.h"
 
 static bool needs_budget(const struct wharf_conn *c)
@@ -109,6 +111,32 @@ void wcm_adm_leave(struct wharf_conn *c)
 	c->sh->adm_running--;
 }
 
+/*
+ * A storm that hits a resource limit fails every request the same way:
+ * one line per reason, repeated at 1, 2, 4, 8, ... failures with the
+ * count, not one per request.
+ */
+static void log_take_fail(struct wcm_shard *sh, int err)
+{
+	unsigned i, n = sizeof(sh->take_fails) / sizeof(sh->take_fails[0]);
+
+	for (i = 0; i < n; i++)
+		if (!sh->take_fails[i].n || sh->take_fails[i].err == err)
+			break;
+	if (i == n)
+		i = n - 1; /* many reasons: the last slot takes the rest */
+	if (sh->take_fails[i].err != err)
+		sh->take_fails[i].n = 0;
+	sh->take_fails[i].err = err;
+	sh->take_fails[i].n++;
+	if (sh->take_fails[i].n & (sh->take_fails[i].n - 1))
+		return; /* not a power of two */
+	wharf_ctx_log(sh->cm->ctx, WHARF_LOG_WARN,
+		      "cm: shard %u cannot take requests: %s (%d), %llu so far",
+		      sh->index, strerror(-err), err,
+		      (unsigned long long)sh->take_fails[i].n);
+}
+
 void wcm_admit(struct wharf_conn *c)
 {
 	struct wcm_decision d;
@@ -124,8 +152,7 @@ void wcm_admit(struct wharf_conn *c)
 	if (!err)
 		err = wcm_conn_setup(c);
 	if (err) {
-		wharf_ctx_log(c->cm->ctx, WHARF_LOG_WARN,
-			      "cm: cannot take a request: %d", err);
+		log_take_fail(c->sh, err);
 		wcm_refuse(c, WCM_REFUSE_RESOURCES);
 		return;
 	}

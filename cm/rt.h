@@ -160,6 +160,11 @@ struct wcm_shard {
 	_Atomic uint32_t nconns;
 	struct wcm_counters ctr; /* written by this shard only */
 	uint64_t rnd;		 /* backoff jitter state */
+	/* Requests it could not take, by errno: logged at 1, 2, 4, ... */
+	struct {
+		int err;
+		uint64_t n;
+	} take_fails[4];
 	bool rcu_attached;
 	bool closing;
 	struct wcm_sync *teardown_sync;

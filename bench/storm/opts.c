@@ -76,7 +76,9 @@ void storm_usage(FILE *f)
 	      "  --help         this text\n"
 	      "\n"
 	      "Exit status: 0 when every variant that ran accounted for "
-	      "every attempt\n"
+	      "every attempt and\n"
+	      "established every connection but those --reject and --kill "
+	      "fail on purpose\n"
 	      "(and, with --kill, the server reclaimed everything); 1 "
 	      "otherwise; 2 for\n"
 	      "bad options.\n",

@@ -109,3 +109,23 @@ int storm_outcomes_check(const struct storm_outcomes *o, char *err,
 	}
 	return 0;
 }
+
+int storm_outcomes_expected(const struct storm_outcomes *o, char *err,
+			    size_t errlen)
+{
+	uint64_t want = o->attempts - o->rej_app - o->n[STORM_OUT_KILLED];
+	uint64_t est = o->n[STORM_OUT_ESTABLISHED];
+
+	if (est >= want)
+		return 0;
+	snprintf(err, errlen,
+		 "%" PRIu64 " of %" PRIu64 " expected connections established "
+		 "(rejected busy %" PRIu64 ", other REJ %" PRIu64
+		 ", timed out %" PRIu64 ", unreachable %" PRIu64
+		 ", failed %" PRIu64 ")",
+		 est, want, o->rej_busy,
+		 o->n[STORM_OUT_REJECTED] - o->rej_app - o->rej_busy,
+		 o->n[STORM_OUT_TIMED_OUT], o->n[STORM_OUT_UNREACHABLE],
+		 o->n[STORM_OUT_FAILED]);
+	return -EIO;
+}

@@ -284,7 +284,9 @@ void storm_print_summary(FILE *f, const struct storm_result *rs, size_t n)
 		fprintf(f, " wharf/cmtime %.2fx;",
 			w->conn_per_s / c->conn_per_s);
 	fprintf(f, " %s\n",
-		ok ? "every attempt accounted for" : "INCOMPLETE (see above)");
+		ok ? "every attempt accounted for, every expected connection "
+		     "established"
+		   : "FAILED (see above)");
 }
 
 static void json_side(struct storm_json *j, const char *key,

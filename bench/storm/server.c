@@ -575,7 +575,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	{
 		char why[160];
 
-		if (storm_outcomes_check(&r->out, why, sizeof(why)) &&
+		if ((storm_outcomes_check(&r->out, why, sizeof(why)) ||
+		     storm_outcomes_expected(&r->out, why, sizeof(why))) &&
 		    !r->error[0])
 			snprintf(r->error, sizeof(r->error), "%s", why);
 	}

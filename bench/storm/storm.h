@@ -151,6 +151,13 @@ void storm_outcomes_add(struct storm_outcomes *out,
 int storm_outcomes_check(const struct storm_outcomes *o, char *err,
 			 size_t errlen);
 
+/* 0 when every attempt established but those the run asked to fail: the
+ * server's application rejects (--reject) and the killed clients
+ * (--kill); else -EIO with how many established and what became of the
+ * rest in @err.  A storm whose connections failed is not a success. */
+int storm_outcomes_expected(const struct storm_outcomes *o, char *err,
+			    size_t errlen);
+
 /* ------------------------------------------------------------------ */
 /* Statistics (stats.c)                                                */
 /* ------------------------------------------------------------------ */

@@ -218,6 +218,37 @@ TEST(StormOutcomes, AMissingOutcomeFailsTheCheck)
 	EXPECT_EQ(-EPROTO, storm_outcomes_check(&bad, err, sizeof(err)));
 }
 
+TEST(StormOutcomes, AStormWhoseConnectionsFailedIsNotASuccess)
+{
+	std::vector<storm_conn> cs = {Conn(STORM_OUT_ESTABLISHED),
+				      Conn(STORM_OUT_KILLED)};
+	storm_conn app = Conn(STORM_OUT_REJECTED), busy = app;
+	app.rej_app = true; // asked for (--reject)
+	busy.rej_busy = true;
+	cs.push_back(app);
+	storm_outcomes o = {};
+	storm_outcomes_add(&o, cs.data(), cs.size());
+	char err[256] = "";
+	// Established, killed and rejected on purpose: all as asked.
+	EXPECT_EQ(0, storm_outcomes_expected(&o, err, sizeof(err)));
+	// One refused busy, one timed out: accounted for, yet failed.
+	cs.push_back(busy);
+	cs.push_back(Conn(STORM_OUT_TIMED_OUT));
+	o = {};
+	storm_outcomes_add(&o, cs.data(), cs.size());
+	EXPECT_EQ(0, storm_outcomes_check(&o, err, sizeof(err)));
+	EXPECT_EQ(-EIO, storm_outcomes_expected(&o, err, sizeof(err)));
+	EXPECT_NE(nullptr, strstr(err, "1 of 3 expected")) << err;
+	EXPECT_NE(nullptr, strstr(err, "rejected busy 1")) << err;
+	EXPECT_NE(nullptr, strstr(err, "timed out 1")) << err;
+	// None at all: the 30,000-connection run that exited 0.
+	std::vector<storm_conn> none(5, Conn(STORM_OUT_FAILED));
+	o = {};
+	storm_outcomes_add(&o, none.data(), none.size());
+	EXPECT_EQ(-EIO, storm_outcomes_expected(&o, err, sizeof(err)));
+	EXPECT_NE(nullptr, strstr(err, "0 of 5")) << err;
+}
+
 TEST(StormStats, NearestRankPercentiles)
 {
 	std::vector<uint64_t> v;
