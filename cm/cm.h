@@ -756,6 +756,28 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *opts,
 int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *param);
 
 /**
+ * wharf_conn_set_qp - the QP shape the accept of @conn takes.
+ * @conn: a passive RC connection whose request is pending.
+ * @qp: the shape; its non-zero fields replace the listener's (copied).
+ *
+ * For sizing each connection by what its request asks (NVMe-oF's queue
+ * size): a shard's CQ holds every QP's send queue, so QPs sized for the
+ * largest queue a peer could ask for cap the connections a shard serves.
+ * Admission (the receive budget) was checked with the listener's
+ * recv_credits; the accept checks the new shape again.  A shape other than
+ * the res defaults is created at accept rather than taken from the pool.
+ *
+ * Return: 0; -EINVAL for NULL arguments, an active or UD connection, or
+ * min_rnr_timer above 31; -EALREADY when accepting or established;
+ * -ENOTCONN when no request is pending (rejected, gone, or still
+ * deferred).
+ * Context: @conn's owner shard (on_request, or later before the accept);
+ * non-blocking.
+ */
+int wharf_conn_set_qp(struct wharf_conn *conn,
+		      const struct wharf_conn_qp_opts *qp);
+
+/**
  * wharf_reject - reject a request, now or later.
  * @conn: a passive connection whose request is pending.
  * @private_data: sent in the REJ (copied); NULL when @len is 0.

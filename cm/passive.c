@@ -193,6 +193,35 @@ int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *in)
 	return err;
 }
 
+int wharf_conn_set_qp(struct wharf_conn *conn,
+		      const struct wharf_conn_qp_opts *qp)
+{
+	if (!conn || !qp || conn->freeing ||
+	    conn->sm.side != WCM_SIDE_PASSIVE || conn->ps != WCM_PS_RC ||
+	    qp->min_rnr_timer > 31)
+		return -EINVAL;
+	switch (conn->sm.state) {
+	case WCM_ST_REQ_RECEIVED:
+		break;
+	case WCM_ST_ACCEPTING:
+	case WCM_ST_ESTABLISHED:
+		return -EALREADY;
+	default:
+		return -ENOTCONN;
+	}
+	if (qp->recv_credits)
+		conn->cfg.qp.recv_credits = qp->recv_credits;
+	if (qp->private_rq)
+		conn->cfg.qp.private_rq = true;
+	if (qp->rq_depth)
+		conn->cfg.qp.rq_depth = qp->rq_depth;
+	if (qp->sq_depth)
+		conn->cfg.qp.sq_depth = qp->sq_depth;
+	if (qp->min_rnr_timer)
+		conn->cfg.qp.min_rnr_timer = qp->min_rnr_timer;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- */
 /* Reject                                                            */
 /* ---------------------------------------------------------------- */

@@ -169,6 +169,7 @@ static void on_request(struct wharf_conn *conn,
 	struct nr_shard *sh =
 		&r->shards[wharf_shard_index(wharf_conn_shard(conn))];
 	struct wharf_conn_param cp = {.size = sizeof(cp)};
+	struct wharf_conn_qp_opts qs = {0};
 	struct nvmf_rdma_limits lim;
 	struct nvmf_rdma_accept acc;
 	struct nr_queue *nq;
@@ -199,6 +200,11 @@ static void on_request(struct wharf_conn *conn,
 		return;
 	}
 	wharf_conn_set_arg(conn, nq);
+	/* A data WR and a response per command the queue may hold (the
+	 * shard's CQ must hold them all): sized by what this host asked
+	 * for, not by the deepest queue the target allows. */
+	qs.sq_depth = 2u * acc.sq_entries + 8;
+	(void)wharf_conn_set_qp(conn, &qs);
 	cp.private_data = &acc.rep;
 	cp.private_data_len = sizeof(acc.rep);
 	cp.responder_resources = acc.responder_resources;

@@ -5,6 +5,7 @@
 #ifndef WHARF_TESTS_GUEST_NVMF_GUEST_UTIL_H
 #define WHARF_TESTS_GUEST_NVMF_GUEST_UTIL_H
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -65,6 +66,26 @@ inline int Sh(const std::string &cmd, std::string *out = nullptr,
 	if (out)
 		*out = o;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// The guest kernel's NVMe controllers (nvmeN) whose sysfs attribute
+// @attr (e.g. "subsysnqn") contains @value.
+inline std::vector<std::string> NvmeCtrls(const std::string &attr,
+					  const std::string &value)
+{
+	std::vector<std::string> found;
+	DIR *d = opendir("/sys/class/nvme");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		std::string c = e->d_name;
+		if (c.rfind("nvme", 0) == 0 &&
+		    ReadFile("/sys/class/nvme/" + c + "/" + attr).find(value) !=
+			    std::string::npos)
+			found.push_back(c);
+	}
+	if (d)
+		closedir(d);
+	return found;
 }
 
 inline std::string TgtPath()

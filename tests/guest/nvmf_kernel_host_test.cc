@@ -88,20 +88,11 @@ class KernelHost : public ::testing::Test
 	// The controller (nvmeN) the kernel created for @nqn, or "".
 	static std::string Ctrl(const std::string &nqn)
 	{
-		std::string found;
-		DIR *d = opendir("/sys/class/nvme");
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			std::string n = e->d_name;
-			if (n.rfind("nvme", 0) != 0)
-				continue;
-			if (Trim(ReadFile("/sys/class/nvme/" + n +
+		for (const std::string &c : NvmeCtrls("subsysnqn", nqn))
+			if (Trim(ReadFile("/sys/class/nvme/" + c +
 					  "/subsysnqn")) == nqn)
-				found = n;
-		}
-		if (d)
-			closedir(d);
-		return found;
+				return c;
+		return "";
 	}
 
 	// The namespace block device of controller @ctrl: nvmeAnC, from

@@ -12,8 +12,6 @@
 // serialised), so the handshake cap is not what these reach: concurrent
 // handshakes come from ucmatose and wharf's clients (cm_interop_test,
 // cm_storm_test).  Every command is bounded.
-#include <dirent.h>
-
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,19 +77,9 @@ int Burst(const char *port, std::string *log)
 int LiveCtrls()
 {
 	int n = 0;
-	DIR *d = opendir("/sys/class/nvme");
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		std::string c = e->d_name;
-		if (c.rfind("nvme", 0) != 0)
-			continue;
-		std::string base = "/sys/class/nvme/" + c;
-		if (Trim(ReadFile(base + "/subsysnqn")) == kSub &&
-		    Trim(ReadFile(base + "/state")) == "live")
-			n++;
-	}
-	if (d)
-		closedir(d);
+	for (const std::string &c : NvmeCtrls("subsysnqn", kSub))
+		n += Trim(ReadFile("/sys/class/nvme/" + c + "/state")) ==
+		     "live";
 	return n;
 }
 
@@ -125,17 +113,21 @@ class KernelHostStorm : public ::testing::Test
 	}
 };
 
-// Connects one controller (2 I/O queues of 32, its own host NQN and ID)
-// and returns nvme connect's status and output in @out.
+// Creates one controller (2 I/O queues of 32, its own host NQN and ID)
+// by writing its options to the kernel's /dev/nvme-fabrics, which is what
+// nvme connect does (nvme-cli 2.3 itself refuses a second controller of a
+// subsystem at an address as "already connected", whatever the host NQN).
+// Returns the write's status and the kernel's answer in @out.
 int ConnectOne(const char *port, int n, std::string *out, int limit_s = 120)
 {
 	char id[64];
 	snprintf(id, sizeof(id), "00000000-0000-0000-0000-%012d", n);
-	return Sh(std::string("nvme connect -t rdma -a 198.18.0.1 -s ") + port +
-			  " -n " + kSub +
-			  " -i 2 -Q 32 "
-			  "--hostnqn=nqn.2014-08.org.nvmexpress:uuid:" +
-			  id + " --hostid=" + id,
+	std::string opts = std::string("transport=rdma,traddr=198.18.0.1,") +
+			   "trsvcid=" + port + ",nqn=" + kSub +
+			   ",hostnqn=nqn.2014-08.org.nvmexpress:uuid:" + id +
+			   ",hostid=" + id + ",nr_io_queues=2,queue_size=32";
+	return Sh("exec 3<>/dev/nvme-fabrics && printf %s " + opts +
+			  " >&3 && head -n 1 <&3",
 		  out, limit_s);
 }
 
@@ -144,19 +136,8 @@ std::string CtrlOf(int n)
 {
 	char id[64];
 	snprintf(id, sizeof(id), "00000000-0000-0000-0000-%012d", n);
-	std::string found;
-	DIR *d = opendir("/sys/class/nvme");
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		std::string c = e->d_name;
-		if (c.rfind("nvme", 0) == 0 &&
-		    Trim(ReadFile("/sys/class/nvme/" + c + "/hostnqn"))
-				    .find(id) != std::string::npos)
-			found = c;
-	}
-	if (d)
-		closedir(d);
-	return found;
+	std::vector<std::string> c = NvmeCtrls("hostnqn", id);
+	return c.empty() ? "" : c[0];
 }
 
 TEST_F(KernelHostStorm, ABurstBeyondTheInitialReceiveBuffersComesUp)
