@@ -32,7 +32,7 @@
 #          -r ROUNDS the targets ROUNDS times, in reverse order in even
 #                    rounds (default 1)
 #          -w ARGS   more wharf-nvmf-tgt options, commas for spaces, e.g.
-#                    '-t,1' or '--handshake-cap,8'
+#                    '-t,1' or '--srq-depth,4096'
 #          -b PATH   wharf-nvmf-tgt (default the -c opt build, else
 #                    bazel-bin)
 #          -T SECS   bound of each phase (default 600): a controller not
@@ -193,11 +193,11 @@ group_dmesg() {
 	sed -E -e 's/^\[ *[0-9.]+\] //' \
 		-e 's/nvme[0-9]+(c[0-9]+)?(n[0-9]+)?/nvmeN/g' \
 		-e 's/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/UUID/g' \
-		-e 's/(queue:? ?|controller |cntlid:? ?|qid:? ?)[0-9]+/\1N/g' "$1" |
+		-e 's/(queue:? ?|controller |cntlid:? ?|qid:? ?|task [^ :]+:)[0-9]+/\1N/g' "$1" |
 		sort | uniq -c | sort -rn | sed 's/^ *//' | grep -v "$prog: " || true
 }
-# Lines that say why a controller did not come up.
-is_failure() { grep -Ei 'reject|fail|error|timed? ?out|refus|unreach|\(-[0-9]+\)|ret=-|-[0-9]+$|out of memory' || true; }
+# Lines that say why a controller did not come up (or took long).
+is_failure() { grep -Ei 'reject|fail|error|timed? ?out|refus|unreach|\(-[0-9]+\)|ret=-|-[0-9]+$|out of memory|blocked for more' || true; }
 
 # One controller: waits for the release (a line on the FIFO), connects,
 # writes "EXIT_STATUS END_US" to DIR/done.I.
