@@ -81,21 +81,12 @@ null) kdisk=/dev/nullb0 wns=null:64M ;;
 	exit 2
 	;;
 esac
-top=$(cd "$(dirname "$0")/../.." && pwd)
-if [ -z "$tgt" ]; then
-	tgt=$top/bazel-out/k8-opt/bin/targets/nvmf/wharf-nvmf-tgt
-	[ -x "$tgt" ] || tgt=$top/bazel-bin/targets/nvmf/wharf-nvmf-tgt
-fi
-[ -x "$tgt" ] || {
-	echo "nvmf_vs_kernel: build //targets/nvmf:wharf-nvmf-tgt first" >&2
-	exit 2
-}
-[ "${WHARF_GUEST:-}" = 1 ] || {
-	echo "nvmf_vs_kernel: run me in the guest: ./wharf vm -- $0" >&2
-	exit 2
-}
+prog=nvmf_vs_kernel
+# shellcheck source=bench/nvmf/lib.sh
+. "$(dirname "$0")/lib.sh"
+nvmf_find_tgt
 
-log() { echo "nvmf_vs_kernel: $*" >&2; }
+log() { nvmf_log "$@"; }
 if [ -n "$profile" ]; then
 	command -v perf >/dev/null || {
 		log "-p needs perf (Debian: linux-perf)"
@@ -107,11 +98,10 @@ if [ -n "$profile" ]; then
 	}
 	log "profiling into $profile: perf slows every run, compare IOPS without -p"
 fi
-addr=198.18.0.1
+addr=$nvmf_addr
 knqn=nqn.2024-01.io.wharf:kbench
 wnqn=nqn.2024-01.io.wharf:wbench
 hostnqn=$(cat /etc/nvme/hostnqn)
-cfs=/sys/kernel/config/nvmet
 work=$(mktemp -d)
 tgt_pid=
 
@@ -120,19 +110,11 @@ cleanup() {
 	nvme disconnect -n "$knqn" >/dev/null 2>&1
 	nvme disconnect -n "$wnqn" >/dev/null 2>&1
 	[ -n "$tgt_pid" ] && kill -TERM "$tgt_pid" 2>/dev/null && wait "$tgt_pid"
-	if [ -d "$cfs/ports/1" ]; then
-		rm -f "$cfs/ports/1/subsystems/$knqn"
-		rmdir "$cfs/ports/1"
-	fi
-	if [ -d "$cfs/subsystems/$knqn" ]; then
-		echo 0 >"$cfs/subsystems/$knqn/namespaces/1/enable"
-		rmdir "$cfs/subsystems/$knqn/namespaces/1"
-		rmdir "$cfs/subsystems/$knqn"
-	fi
+	nvmet_teardown "$knqn" 1
 }
 trap cleanup EXIT
 
-modprobe -a nvme_rdma nvme_fabrics nvmet nvmet_rdma
+nvmf_modules "$backing"
 # rxe0's netdev and its veth peer (guest-init.sh) carry every packet.
 netdev=$(rdma link show rxe0/1 | sed -n 's/.*netdev \([^ ]*\).*/\1/p')
 for d in $netdev $(ip -o link show "$netdev" | sed -n 's/^[0-9]*: [^@]*@\([^:]*\):.*/\1/p'); do
@@ -140,15 +122,7 @@ for d in $netdev $(ip -o link show "$netdev" | sed -n 's/^[0-9]*: [^@]*@\([^:]*\
 done
 ib_mtu=$(ibv_devinfo -d rxe0 | awk '/active_mtu/ {print $2; exit}')
 log "rxe0 on $netdev: netdev MTU $mtu, IB MTU $ib_mtu"
-# null_blk: 1 GiB, its smallest module-parameter size (fio touches the
-# first 64 MiB); irqmode 0 completes in the submitter's context, the
-# cheapest setting for nvmet.
-if [ "$backing" = ram ]; then
-	[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
-else
-	[ -b /dev/nullb0 ] || modprobe null_blk nr_devices=1 gb=1 irqmode=0
-fi
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+# fio touches the first 64 MiB of null_blk's 1 GiB.
 
 # The namespace's block device once the kernel connected to $1.
 dev_of() {
@@ -303,17 +277,7 @@ measure() { # label dev
 
 # --- the kernel's nvmet-rdma on brd or null_blk ----------------------------
 log "kernel nvmet-rdma: $knqn on $kdisk, port 4420"
-mkdir "$cfs/subsystems/$knqn"
-echo 1 >"$cfs/subsystems/$knqn/attr_allow_any_host"
-mkdir "$cfs/subsystems/$knqn/namespaces/1"
-echo -n "$kdisk" >"$cfs/subsystems/$knqn/namespaces/1/device_path"
-echo 1 >"$cfs/subsystems/$knqn/namespaces/1/enable"
-mkdir "$cfs/ports/1"
-echo rdma >"$cfs/ports/1/addr_trtype"
-echo ipv4 >"$cfs/ports/1/addr_adrfam"
-echo $addr >"$cfs/ports/1/addr_traddr"
-echo 4420 >"$cfs/ports/1/addr_trsvcid"
-ln -s "$cfs/subsystems/$knqn" "$cfs/ports/1/subsystems/$knqn"
+nvmet_setup "$knqn" "$kdisk" 4420 1
 
 ncpu=$(nproc)
 # "SHARD_CPUS FIO_CPUS" for a variant with $1 shards (empty: unpinned).
@@ -342,19 +306,10 @@ wharf_run() { # variant shards poll spin shard_cpus fio_cpus round extra
 	log "round $7: wharf-nvmf-tgt: $wnqn on $wns, port 4421, $2 shards" \
 		"(CPUs ${scpus:-by wharf}), poll $3${8:+, extra options ${8//,/ }}; fio on" \
 		"CPUs ${fio_cpus:-any}"
-	"$tgt" -l $addr:4421 -s "$wnqn" -n "1 $wns" -A -t "$2" -p "$3" \
-		${4:+--spin-us "$4"} ${scpus:+--cpus "$scpus"} ${8//,/ } \
-		>"$work/tgt.log" 2>&1 &
-	tgt_pid=$!
-	for i in $(seq 1 100); do
-		grep -q "listening on" "$work/tgt.log" && break
-		sleep 0.1
-	done
-	grep -q "listening on" "$work/tgt.log" || {
-		log "wharf-nvmf-tgt did not start:"
-		cat "$work/tgt.log" >&2
-		exit 1
-	}
+	# shellcheck disable=SC2086 # ${8//,/ }: one word per option
+	nvmf_tgt_start "$work/tgt.log" "$tgt" -l $addr:4421 -s "$wnqn" \
+		-n "1 $wns" -A -t "$2" -p "$3" ${4:+--spin-us "$4"} \
+		${scpus:+--cpus "$scpus"} ${8//,/ }
 	wdev=$(connect "$wnqn" 4421)
 	measure "wharf $1#$7" "$wdev"
 	nvme disconnect -n "$wnqn" >/dev/null

@@ -1,0 +1,93 @@
+# shellcheck shell=bash
+# bench/nvmf/lib.sh - shell helpers shared by the NVMe-oF benchmarks in
+# this directory (sourced, not run): finding wharf-nvmf-tgt, the guest's
+# kernel modules and backing devices, an nvmet-rdma subsystem through
+# configfs, and starting wharf-nvmf-tgt. The caller sets `prog` (the
+# prefix of its messages) before sourcing.
+
+nvmf_log() { echo "${prog:-nvmf}: $*" >&2; }
+
+nvmf_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+nvmf_addr=198.18.0.1
+nvmf_cfs=/sys/kernel/config/nvmet
+
+# Sets tgt (wharf-nvmf-tgt) unless set: the -c opt build, else bazel-bin.
+# Exits (status 2) unless it is executable and we are in the guest.
+nvmf_find_tgt() {
+	if [ -z "${tgt:-}" ]; then
+		tgt=$nvmf_top/bazel-out/k8-opt/bin/targets/nvmf/wharf-nvmf-tgt
+		[ -x "$tgt" ] || tgt=$nvmf_top/bazel-bin/targets/nvmf/wharf-nvmf-tgt
+	fi
+	[ -x "$tgt" ] || {
+		nvmf_log "build //targets/nvmf:wharf-nvmf-tgt first"
+		exit 2
+	}
+	[ "${WHARF_GUEST:-}" = 1 ] || {
+		nvmf_log "run me in the guest: ./wharf vm -- $0"
+		exit 2
+	}
+}
+
+# The host and target modules, configfs, and the kernel target's backing:
+# $1 ram (brd /dev/ram0, 64 MiB) or null (null_blk /dev/nullb0: 1 GiB,
+# its smallest module-parameter size; irqmode 0 completes in the
+# submitter's context, the cheapest setting for nvmet).
+nvmf_modules() {
+	modprobe -a nvme_rdma nvme_fabrics nvmet nvmet_rdma
+	if [ "$1" = ram ]; then
+		[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
+	else
+		[ -b /dev/nullb0 ] || modprobe null_blk nr_devices=1 gb=1 irqmode=0
+	fi
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+}
+
+# nvmet-rdma: subsystem NQN (any host allowed) with namespace 1 on DEVICE,
+# exported on configfs port PORTID at $nvmf_addr:PORT.
+nvmet_setup() { # nqn device port portid
+	local s=$nvmf_cfs/subsystems/$1 p=$nvmf_cfs/ports/$4
+	mkdir "$s"
+	echo 1 >"$s/attr_allow_any_host"
+	mkdir "$s/namespaces/1"
+	echo -n "$2" >"$s/namespaces/1/device_path"
+	echo 1 >"$s/namespaces/1/enable"
+	mkdir "$p"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo $nvmf_addr >"$p/addr_traddr"
+	echo "$3" >"$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$1"
+}
+
+# Undoes nvmet_setup (whatever part of it exists); never fails.
+nvmet_teardown() { # nqn portid
+	local s=$nvmf_cfs/subsystems/$1 p=$nvmf_cfs/ports/$2
+	if [ -d "$p" ]; then
+		rm -f "$p/subsystems/$1"
+		rmdir "$p"
+	fi
+	if [ -d "$s" ]; then
+		[ -d "$s/namespaces/1" ] && echo 0 >"$s/namespaces/1/enable"
+		rmdir "$s/namespaces/1" 2>/dev/null
+		rmdir "$s"
+	fi
+	return 0
+}
+
+# Starts TGT ARGS... in the background with stdout and stderr in LOG, sets
+# tgt_pid and waits (10 s at most) for "listening on"; exits 1 with the
+# log on stderr if the target does not get there.
+nvmf_tgt_start() { # log tgt args...
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 &
+	# shellcheck disable=SC2034 # the caller's
+	tgt_pid=$!
+	for _ in $(seq 1 100); do
+		grep -q "listening on" "$log" && return 0
+		sleep 0.1
+	done
+	nvmf_log "wharf-nvmf-tgt did not start:"
+	cat "$log" >&2
+	exit 1
+}
