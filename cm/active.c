@@ -189,7 +189,7 @@ static int copy_param(struct wharf_conn *c, const struct wharf_conn_param *in)
 		c->want_null = true;
 		return 0;
 	}
-	err = wharf_opts_copy(&p, sizeof(p), in);
+	err = wcore_opts_copy(&p, sizeof(p), in);
 	if (err)
 		return err;
 	err = wcm_pdata_check(WCM_MSG_CONNECT, c->ps, p.private_data,
@@ -279,7 +279,7 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 
 	if (!cm || !in)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), in);
+	err = wcore_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.dst || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
@@ -299,7 +299,7 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 	c = wcm_conn_alloc(sh, o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC);
 	if (!c)
 		return -ENOMEM;
-	err = wharf_opts_copy(&c->ops, sizeof(c->ops), o.ops);
+	err = wcore_opts_copy(&c->ops, sizeof(c->ops), o.ops);
 	if (!err)
 		err = copy_param(c, o.param);
 	if (err) {

@@ -367,7 +367,7 @@ static int qp_opts_check(const struct wharf_conn_qp_opts *q)
 static int accept_param_copy(struct wharf_listener *l,
 			     const struct wharf_conn_param *p)
 {
-	int err = wharf_opts_copy(&l->accept_param, sizeof(l->accept_param), p);
+	int err = wcore_opts_copy(&l->accept_param, sizeof(l->accept_param), p);
 
 	if (err)
 		return err;
@@ -395,7 +395,7 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 
 	if (!cm || !in || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), in);
+	err = wcore_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.addr || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
@@ -410,7 +410,7 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 	l->cm = cm;
 	l->sh = cm->shards[o.shard];
 	l->ps = o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC;
-	err = wharf_opts_copy(&l->ops, sizeof(l->ops), o.ops);
+	err = wcore_opts_copy(&l->ops, sizeof(l->ops), o.ops);
 	if (!err && o.accept_param)
 		err = accept_param_copy(l, o.accept_param);
 	if (err) {

@@ -230,7 +230,7 @@ int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *in)
 	if (conn->sm.side != WCM_SIDE_PASSIVE)
 		return -EINVAL;
 	if (in) {
-		err = wharf_opts_copy(&p, sizeof(p), in);
+		err = wcore_opts_copy(&p, sizeof(p), in);
 		if (err)
 			return err;
 		if (conn->ps == WCM_PS_UD && !p.ud_qp_num)

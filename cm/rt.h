@@ -132,14 +132,14 @@ struct wcm_shard {
 	struct wharf_poller *poller;
 	struct wharf_timer *teardown_timer;
 	struct wharf_qp_res **res; /* [cm->ndev], created on demand */
-	struct wharf_list conns;   /* every connection owned here */
+	struct wcore_list conns;   /* every connection owned here */
 	_Atomic(struct wcm_inbox_item *) inbox;
 	/* Taken from the inbox, not run yet (FIFO; see wcm_inbox_drain_max). */
 	struct wcm_inbox_item *pend_head, *pend_tail;
 	/* The connect window (window.c): handshakes holding a slot, and the
 	 * FIFO of those waiting for one. */
 	unsigned win_running;
-	struct wharf_list win_queue;  /* of wharf_conn.win_link */
+	struct wcore_list win_queue;  /* of wharf_conn.win_link */
 	_Atomic uint32_t win_waiting; /* gauge */
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
@@ -221,7 +221,7 @@ struct wharf_conn {
 	struct wcm_shard *sh;
 	struct wharf_numa_arena *arena;
 	struct wharf_listener *listener; /* passive; holds a reference */
-	struct wharf_list shard_link;	 /* on sh->conns once published */
+	struct wcore_list shard_link;	 /* on sh->conns once published */
 	struct wcm_conn_sm sm;
 	enum wcm_ps ps;
 	struct rdma_cm_id *cm_id;
@@ -241,7 +241,7 @@ struct wharf_conn {
 	/* Active: connect window slot, or waiting for one: linked on
 	 * sh->win_queue (window.c). */
 	bool win_slot;
-	struct wharf_list win_link;
+	struct wcore_list win_link;
 	/* QP. */
 	struct wharf_qp *qp;
 	bool qp_bound, qpn_sent, qp_closed_cb;

@@ -55,7 +55,7 @@ int wharf_buf_pool_create(const struct wharf_buf_pool_opts *opts_in,
 
 	if (!opts_in || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	if (!opts.buf_size || !opts.count || opts.count > (UINT32_C(1) << 31) ||

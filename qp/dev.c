@@ -231,7 +231,7 @@ int wharf_qp_dev_open(struct wharf_ctx *ctx, struct ibv_context *verbs,
 
 	if (!ctx || !verbs || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	if (opts.async_shard >= wharf_ctx_shard_count(ctx))

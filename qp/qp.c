@@ -26,12 +26,12 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 
 	if (!res || !in || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), in);
+	err = wcore_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.ops)
 		return -EINVAL;
-	err = wharf_opts_copy(&ops, sizeof(ops), o.ops);
+	err = wcore_opts_copy(&ops, sizeof(ops), o.ops);
 	if (err)
 		return err;
 	if (o.min_rnr_timer > 31)

@@ -93,7 +93,7 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 
 	if (!dev || !shard || !out || wharf_shard_ctx(shard) != dev->ctx)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), opts);
+	err = wcore_opts_copy(&o, sizeof(o), opts);
 	if (err)
 		return err;
 	err = resolve(&o, &dev->attr);
@@ -201,5 +201,5 @@ int wharf_qp_res_stats(const struct wharf_qp_res *res,
 	st.qps_active = res->nactive;
 	st.pool_free = res->free.len;
 	st.pool_quarantined = res->quarantine.len;
-	return wharf_out_copy(out, &st, sizeof(st));
+	return wcore_out_copy(out, &st, sizeof(st));
 }
