@@ -177,17 +177,19 @@ _Static_assert(offsetof(struct wharf_conn_param, rnr_retry_count) == 28,
 _Static_assert(offsetof(struct wharf_conn_param, ud_qp_num) == 32,
 	       "struct wharf_conn_param: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_conn_qp_opts) == 20,
+_Static_assert(sizeof(struct wharf_conn_qp_opts) == 32,
 	       "struct wharf_conn_qp_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_conn_qp_opts, recv_credits) == 0,
+_Static_assert(offsetof(struct wharf_conn_qp_opts, size) == 0,
 	       "struct wharf_conn_qp_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_conn_qp_opts, private_rq) == 4,
+_Static_assert(offsetof(struct wharf_conn_qp_opts, recv_credits) == 8,
 	       "struct wharf_conn_qp_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_conn_qp_opts, rq_depth) == 8,
+_Static_assert(offsetof(struct wharf_conn_qp_opts, private_rq) == 12,
 	       "struct wharf_conn_qp_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_conn_qp_opts, sq_depth) == 12,
+_Static_assert(offsetof(struct wharf_conn_qp_opts, rq_depth) == 16,
 	       "struct wharf_conn_qp_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_conn_qp_opts, min_rnr_timer) == 16,
+_Static_assert(offsetof(struct wharf_conn_qp_opts, sq_depth) == 20,
+	       "struct wharf_conn_qp_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_conn_qp_opts, min_rnr_timer) == 24,
 	       "struct wharf_conn_qp_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_conn_reject) == 48,
@@ -240,7 +242,7 @@ _Static_assert(offsetof(struct wharf_conn_request, private_data) == 56,
 _Static_assert(offsetof(struct wharf_conn_request, private_data_len) == 64,
 	       "struct wharf_conn_request: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_connect_opts) == 136,
+_Static_assert(sizeof(struct wharf_connect_opts) == 152,
 	       "struct wharf_connect_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_connect_opts, size) == 0,
 	       "struct wharf_connect_opts: ./wharf abi --update");
@@ -258,33 +260,33 @@ _Static_assert(offsetof(struct wharf_connect_opts, arg) == 48,
 	       "struct wharf_connect_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_connect_opts, shard) == 56,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, qp) == 60,
+_Static_assert(offsetof(struct wharf_connect_opts, qp) == 64,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, resolve_addr_timeout_ms) == 80,
+_Static_assert(offsetof(struct wharf_connect_opts, resolve_addr_timeout_ms) == 96,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, resolve_route_timeout_ms) == 84,
+_Static_assert(offsetof(struct wharf_connect_opts, resolve_route_timeout_ms) == 100,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, connect_timeout_ms) == 88,
+_Static_assert(offsetof(struct wharf_connect_opts, connect_timeout_ms) == 104,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, disconnect_timeout_ms) == 92,
+_Static_assert(offsetof(struct wharf_connect_opts, disconnect_timeout_ms) == 108,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, timewait_timeout_ms) == 96,
+_Static_assert(offsetof(struct wharf_connect_opts, timewait_timeout_ms) == 112,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, no_stale_retry) == 100,
+_Static_assert(offsetof(struct wharf_connect_opts, no_stale_retry) == 116,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, stale_retry_max) == 104,
+_Static_assert(offsetof(struct wharf_connect_opts, stale_retry_max) == 120,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, stale_retry_base_ms) == 108,
+_Static_assert(offsetof(struct wharf_connect_opts, stale_retry_base_ms) == 124,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, stale_retry_cap_ms) == 112,
+_Static_assert(offsetof(struct wharf_connect_opts, stale_retry_cap_ms) == 128,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, busy_retry) == 116,
+_Static_assert(offsetof(struct wharf_connect_opts, busy_retry) == 132,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, busy_retry_max) == 120,
+_Static_assert(offsetof(struct wharf_connect_opts, busy_retry_max) == 136,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, busy_retry_base_ms) == 124,
+_Static_assert(offsetof(struct wharf_connect_opts, busy_retry_base_ms) == 140,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, busy_retry_cap_ms) == 128,
+_Static_assert(offsetof(struct wharf_connect_opts, busy_retry_cap_ms) == 144,
 	       "struct wharf_connect_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_ctx_opts) == 80,
@@ -314,7 +316,7 @@ _Static_assert(offsetof(struct wharf_ctx_opts, log_fn) == 64,
 _Static_assert(offsetof(struct wharf_ctx_opts, log_arg) == 72,
 	       "struct wharf_ctx_opts: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_listen_opts) == 112,
+_Static_assert(sizeof(struct wharf_listen_opts) == 120,
 	       "struct wharf_listen_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_listen_opts, size) == 0,
 	       "struct wharf_listen_opts: ./wharf abi --update");
@@ -340,13 +342,13 @@ _Static_assert(offsetof(struct wharf_listen_opts, accept_param) == 64,
 	       "struct wharf_listen_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_listen_opts, qp) == 72,
 	       "struct wharf_listen_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_listen_opts, decision_timeout_ms) == 92,
+_Static_assert(offsetof(struct wharf_listen_opts, decision_timeout_ms) == 104,
 	       "struct wharf_listen_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_listen_opts, accept_timeout_ms) == 96,
+_Static_assert(offsetof(struct wharf_listen_opts, accept_timeout_ms) == 108,
 	       "struct wharf_listen_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_listen_opts, disconnect_timeout_ms) == 100,
+_Static_assert(offsetof(struct wharf_listen_opts, disconnect_timeout_ms) == 112,
 	       "struct wharf_listen_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_listen_opts, timewait_timeout_ms) == 104,
+_Static_assert(offsetof(struct wharf_listen_opts, timewait_timeout_ms) == 116,
 	       "struct wharf_listen_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_numa_opts) == 16,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/opts.h"
+#include "cm/qp_opts.h"
 #include "cm/rt.h"
 
 static uint32_t or_default(uint32_t v, uint32_t dflt)
@@ -30,6 +31,7 @@ void wharf_connect_opts_init(struct wharf_connect_opts *opts)
 		return;
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	opts->qp.size = sizeof(opts->qp);
 	opts->shard = WHARF_SHARD_ANY;
 }
 
@@ -285,7 +287,7 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 	if (!o.dst || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
 	    o.shard < WHARF_SHARD_ANY ||
 	    (o.shard >= 0 && (unsigned)o.shard >= cm->nshards) ||
-	    o.qp.min_rnr_timer > 31)
+	    wcm_qp_opts_check(&o.qp))
 		return -EINVAL;
 	dlen = wcm_sockaddr_len(o.dst);
 	if (o.src)

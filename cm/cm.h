@@ -200,6 +200,13 @@ struct wharf_cm_opts {
 #define WHARF_CONNECT_WINDOW_NONE (~0u)
 
 /**
+ * wharf_cm_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_cm_opts_init(struct wharf_cm_opts *opts);
+
+/**
  * wharf_cm_create - create the connection manager of @ctx.
  * @ctx: the context; must outlive the cm.  At most one cm per context
  * (every device's async events have a single reader).
@@ -231,8 +238,8 @@ int wharf_cm_create(struct wharf_ctx *ctx, const struct wharf_cm_opts *opts,
  * connection has been freed (an RCU grace period).
  *
  * Return: 0; -EDEADLK when called from a shard thread (nothing is done).
- * Context: an application thread that is not an online QSBR reader of the
- * tables (wcm_rcu); blocks.  The shards must be running (threaded) or, in
+ * Context: an application thread that is not an online reader
+ * (wharf_rcu_register_thread()); blocks.  The shards must be running (threaded) or, in
  * app-driven mode, be polled by other threads meanwhile.
  */
 int wharf_cm_destroy(struct wharf_cm *cm);
@@ -271,6 +278,13 @@ struct wharf_conn_param {
 	/** UD accept only: the number of the application's UD QP. */
 	uint32_t ud_qp_num;
 };
+
+/**
+ * wharf_conn_param_init - zero @param and set its size.
+ * @param: the parameters to fill, or NULL (nothing is done).
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_conn_param_init(struct wharf_conn_param *param);
 
 /** A connection request, delivered to on_request. */
 struct wharf_conn_request {
@@ -406,8 +420,17 @@ struct wharf_conn_ops {
 			     void *arg);
 };
 
-/** Per-connection QP shape (RC); zero means the shard resource defaults. */
+/**
+ * Per-connection QP shape (RC), embedded in wharf_listen_opts and
+ * wharf_connect_opts; zero means the shard resource defaults.
+ */
 struct wharf_conn_qp_opts {
+	/**
+	 * sizeof(struct wharf_conn_qp_opts) as compiled by the caller
+	 * (wharf_listen_opts_init() and wharf_connect_opts_init() set it),
+	 * or 0 when every other field is 0.
+	 */
+	size_t size;
 	/** Receive credits claimed on the SRQ (admission). */
 	uint32_t recv_credits;
 	/** A private receive queue instead of the SRQ. */
@@ -487,7 +510,9 @@ struct wharf_listen_opts {
 };
 
 /**
- * wharf_listen_opts_init - fill @opts with defaults and its size.
+ * wharf_listen_opts_init - fill @opts with defaults and its size (and the
+ * size of @opts->qp).
+ * @opts: the options to fill, or NULL (nothing is done).
  * Context: any thread; non-blocking.  No RCU rule.
  */
 void wharf_listen_opts_init(struct wharf_listen_opts *opts);
@@ -591,7 +616,8 @@ struct wharf_connect_opts {
 
 /**
  * wharf_connect_opts_init - fill @opts with defaults (shard =
- * WHARF_SHARD_ANY) and its size.
+ * WHARF_SHARD_ANY) and its size (and the size of @opts->qp).
+ * @opts: the options to fill, or NULL (nothing is done).
  * Context: any thread; non-blocking.  No RCU rule.
  */
 void wharf_connect_opts_init(struct wharf_connect_opts *opts);
@@ -745,13 +771,75 @@ int wharf_conn_call(struct wharf_cm *cm, uint64_t id, wharf_conn_fn fn,
 /* ------------------------------------------------------------------------ */
 
 /**
+ * wharf_rcu_register_thread - make the calling application thread a reader
+ * of the connection tables, for wharf_conn_lookup() outside shard
+ * callbacks.
+ *
+ * Shard threads (and threads inside wharf_shard_poll()) are readers
+ * already.  A registered thread starts online: it must call
+ * wharf_rcu_quiescent_state() regularly, when it holds no pointer a lookup
+ * returned, and wharf_rcu_thread_offline() before it blocks; otherwise no
+ * destroyed connection is freed until it does (wharf_cm_destroy() waits
+ * for that).  Unregister before the thread exits.
+ *
+ * Return: 0; -EALREADY when the thread is registered already; -ENOMEM.
+ * Context: an application thread that is not a shard thread and does not
+ * call wharf_shard_poll(); may allocate; non-blocking.
+ */
+int wharf_rcu_register_thread(void);
+
+/**
+ * wharf_rcu_unregister_thread - stop being a reader (before the thread
+ * exits).  Does nothing for a thread that is not registered.
+ * Context: a registered thread, outside wharf_rcu_read_lock(); takes a
+ * mutex briefly.
+ */
+void wharf_rcu_unregister_thread(void);
+
+/**
+ * wharf_rcu_read_lock - start a read-side critical section: a connection
+ * found by wharf_conn_lookup() until wharf_rcu_read_unlock() may be used
+ * as wharf_conn_lookup() allows.  Sections may nest.
+ * Context: a registered, online thread (or a shard callback); non-blocking.
+ */
+void wharf_rcu_read_lock(void);
+
+/**
+ * wharf_rcu_read_unlock - end the section of wharf_rcu_read_lock().
+ * Context: as wharf_rcu_read_lock().
+ */
+void wharf_rcu_read_unlock(void);
+
+/**
+ * wharf_rcu_quiescent_state - the calling thread holds no pointer from a
+ * lookup any more: connections destroyed before this call may be freed.
+ * Context: a registered, online thread outside wharf_rcu_read_lock();
+ * non-blocking.
+ */
+void wharf_rcu_quiescent_state(void);
+
+/**
+ * wharf_rcu_thread_offline - quiescent until wharf_rcu_thread_online();
+ * call it before blocking (waiting for events, joining threads).
+ * Context: a registered, online thread outside wharf_rcu_read_lock();
+ * non-blocking.
+ */
+void wharf_rcu_thread_offline(void);
+
+/**
+ * wharf_rcu_thread_online - end an offline period.
+ * Context: a registered, offline thread; non-blocking.
+ */
+void wharf_rcu_thread_online(void);
+
+/**
  * wharf_conn_lookup - find a live connection by id.
  * Return: the connection, or NULL.  Valid until the calling thread's next
  * quiescent state; from a thread other than the owner, only
  * wharf_conn_id() and wharf_conn_shard() may be called on it.
- * Context: a registered, online QSBR reader (a shard callback, or an
- * application thread registered with wcm_rcu_register_thread()) under
- * urcu_qsbr_read_lock(); non-blocking, lock-free.
+ * Context: a shard callback, or an application thread registered with
+ * wharf_rcu_register_thread(), online, inside wharf_rcu_read_lock();
+ * non-blocking, lock-free.
  */
 struct wharf_conn *wharf_conn_lookup(struct wharf_cm *cm, uint64_t id);
 

@@ -20,6 +20,7 @@
 
 #include "core/opts.h"
 #include "cm/backlog.h"
+#include "cm/qp_opts.h"
 #include "cm/rt.h"
 
 static unsigned pick_owner(struct wharf_listener *l, struct wcm_dev *dev,
@@ -352,16 +353,12 @@ void wharf_listen_opts_init(struct wharf_listen_opts *opts)
 		return;
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	opts->qp.size = sizeof(opts->qp);
 }
 
 static uint32_t or_default(uint32_t v, uint32_t dflt)
 {
 	return v ? v : dflt;
-}
-
-static int qp_opts_check(const struct wharf_conn_qp_opts *q)
-{
-	return q->min_rnr_timer > 31 ? -EINVAL : 0;
 }
 
 static int accept_param_copy(struct wharf_listener *l,
@@ -399,7 +396,7 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 	if (err)
 		return err;
 	if (!o.addr || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
-	    o.shard >= cm->nshards || o.backlog < 0 || qp_opts_check(&o.qp))
+	    o.shard >= cm->nshards || o.backlog < 0 || wcm_qp_opts_check(&o.qp))
 		return -EINVAL;
 	alen = wcm_sockaddr_len(o.addr);
 	if (!alen || alen > sizeof(struct sockaddr_storage))

@@ -23,7 +23,10 @@
 
 void wharf_ctx_opts_init(struct wharf_ctx_opts *opts)
 {
-	*opts = (struct wharf_ctx_opts){.size = sizeof(*opts)};
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
 }
 
 static int check_opts(struct wharf_ctx_opts *opts)

@@ -45,6 +45,14 @@ static void pool_free(struct wharf_numa_arena *arena, void *p)
 		free(p);
 }
 
+void wharf_buf_pool_opts_init(struct wharf_buf_pool_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_buf_pool_create(const struct wharf_buf_pool_opts *opts_in,
 			  struct wharf_buf_pool **out)
 {

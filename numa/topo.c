@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/opts.h"
 #include "numa/topo.h"
@@ -78,6 +79,14 @@ static int flatten(struct wharf_numa *numa)
 		return -EINVAL;
 	qsort(numa->cpus, numa->ncpus, sizeof(*numa->cpus), cmp_cpu_os);
 	return 0;
+}
+
+void wharf_numa_opts_init(struct wharf_numa_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
 }
 
 int wharf_numa_open(const struct wharf_numa_opts *opts_in,

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <semaphore.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/opts.h"
@@ -219,6 +220,14 @@ static void watch_msg_fn(struct wharf_shard *shard, void *arg)
 		wharf_ctx_log(dev->ctx, WHARF_LOG_ERROR,
 			      "qp: cannot watch async events (%d)", err);
 	wqp_dev_put(dev);
+}
+
+void wharf_qp_dev_opts_init(struct wharf_qp_dev_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
 }
 
 int wharf_qp_dev_open(struct wharf_ctx *ctx, struct ibv_context *verbs,

@@ -13,6 +13,14 @@ static bool can_pool_take(const struct wharf_qp_res *res, bool private_rq,
 	return !res->o.no_pool && !private_rq && sq_depth == res->o.sq_depth;
 }
 
+void wharf_qp_opts_init(struct wharf_qp_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 		  struct wharf_qp **out)
 {

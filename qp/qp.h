@@ -139,6 +139,17 @@ struct wharf_qp_dev_opts {
 };
 
 /**
+ * wharf_qp_dev_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_qp_dev_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_qp_dev_open().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_qp_dev_opts_init(struct wharf_qp_dev_opts *opts);
+
+/**
  * wharf_qp_dev_open - set up qp's per-device state for @verbs.
  * @ctx: the context whose shards will own resources on the device; must
  * outlive the device.
@@ -306,6 +317,17 @@ struct wharf_qp_res_opts {
 	 */
 	uint32_t last_wqe_timeout_ms;
 };
+
+/**
+ * wharf_qp_res_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_qp_res_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_qp_res_create().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_qp_res_opts_init(struct wharf_qp_res_opts *opts);
 
 /**
  * wharf_qp_res_create - create @shard's resources on @dev.
@@ -628,6 +650,17 @@ struct wharf_qp_opts {
 	 */
 	uint8_t min_rnr_timer;
 };
+
+/**
+ * wharf_qp_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_qp_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_qp_take().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_qp_opts_init(struct wharf_qp_opts *opts);
 
 /**
  * wharf_qp_take - get a QP in RESET for a new connection.

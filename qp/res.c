@@ -82,6 +82,14 @@ static void teardown(struct wharf_qp_res *res)
 	wharf_numa_free(res->arena, res);
 }
 
+void wharf_qp_res_opts_init(struct wharf_qp_res_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 			const struct wharf_qp_res_opts *opts,
 			struct wharf_qp_res **out)
