@@ -549,6 +549,7 @@ static inline void *wharf_wr_cast_(struct wharf_wr *wr, uint32_t tag,
 /**
  * wharf_wr_entry - the caller's struct @type that embeds @wr as @member,
  * or NULL when @wr is NULL or its tag is not @tag.
+ * Context: any thread; non-blocking.  No RCU rule.
  */
 #define wharf_wr_entry(wr, type, member, tag)                                  \
 	((type *)wharf_wr_cast_((wr), (tag), offsetof(type, member)))
