@@ -52,10 +52,13 @@ wharf_archive = rule(
 )
 
 def _wharf_public_headers_impl(ctx):
-    hdrs = []
+    # A header with include_prefix comes twice: as written and as its
+    # _virtual_includes copy; keep one per name.
+    hdrs, names = [], []
     for dep in ctx.attr.deps:
         for h in dep[CcInfo].compilation_context.direct_public_headers:
-            if h not in hdrs:
+            if h.basename not in names:
+                names.append(h.basename)
                 hdrs.append(h)
     return [DefaultInfo(files = depset(hdrs))]
 
