@@ -1,31 +1,17 @@
 /*
  * wharf cm: sharded RDMA connection management on the kernel RDMA CM.
+ * (Design and reasoning: docs/design/cm.md.)
  *
- * A wharf_cm belongs to a context (<wharf/core.h>).  At creation it opens
- * every RDMA device librdmacm knows (one wharf_qp_dev each, <wharf/qp.h>)
- * and gives each shard its own rdma_cm event channel, watched by that
- * shard.  Shard resources (CQ, SRQ, QP pool) are created on a shard the
- * first time one of its connections needs them.
- *
- * Listeners.  wharf_listen() binds one listening rdma_cm_id to an address,
- * on an event channel of its own watched by one shard.  That shard drains
- * the channel in bounded batches (level-triggered: what is left waits for
- * the next loop iteration), so the kernel's listen backlog is emptied as
- * fast as requests arrive.  For each CONNECT_REQUEST it copies what the
- * request carries (addresses, parameters, private data), picks the owner
- * shard (default: fewest pending handshakes + connections among the shards
- * NUMA-local to the device; or the listener's policy callback), refuses it
- * with a busy REJ when that shard has too many handshakes in flight, and
- * otherwise acknowledges the event, migrates the new rdma_cm_id to the
- * owner's channel (rdma_migrate_id) and hands the connection over with a
- * message.  Every later event of the connection arrives on its owner shard,
- * where all of its callbacks run.
+ * A wharf_cm belongs to a context (<wharf/core.h>) and serves every RDMA
+ * device librdmacm knows.  wharf_listen() binds an address; each request
+ * it receives is handed to one owner shard (the listener's pick_shard
+ * policy, else the least loaded shard NUMA-local to the device), where
+ * every later event and every callback of the connection runs.
  *
  * Connections.  A connection (struct wharf_conn) is owned by one shard.
  * It is identified by a 64-bit id (owner shard in the top 16 bits) that
- * stays valid for lookups (wharf_conn_lookup(), RCU) until it is destroyed.
- * Its state machine is the one of cm/conn_state.h; this header documents
- * what an application sees of it:
+ * stays valid for lookups (wharf_conn_lookup(), RCU) until it is
+ * destroyed.  What an application sees of its life:
  *
  *   active:  wharf_connect() -> [address, route, QP, REQ] -> on_established
  *            or on_rejected / on_error
@@ -83,14 +69,11 @@
  * Storm control.  Each shard admits at most handshake_cap passive
  * handshakes in flight, and only as many connections as its SRQ receive
  * budget covers (wharf_qp_res_admit()).  Beyond either, the request is
- * rejected with IB REJ reason 28 (consumer defined) carrying the busy
- * payload of cm/rej_busy.h: 16 bytes, "WHRF", version 1, header length 16,
- * reason (1 handshakes, 2 receive budget, 3 draining), flags, a big-endian
- * u32 retry-after in milliseconds, a u16 load in per mille of the cap, and
- * a Fletcher-16 check.  wharf_connect() decodes it (wharf_conn_reject) and,
- * when asked (busy_retry), retries after the hint with jittered
- * exponential backoff.  A stale-connection REJ (reason 10) is retried with
- * backoff by default.
+ * rejected with IB REJ reason 28 (consumer defined) carrying wharf's busy
+ * payload (reason, a retry-after hint in milliseconds, the shard's load).
+ * wharf_connect() decodes it (wharf_conn_reject) and, when asked
+ * (busy_retry), retries after the hint with jittered exponential backoff.
+ * A stale-connection REJ (reason 10) is retried with backoff by default.
  *
  * Counters.  Every request and every wharf_connect() ends in exactly one
  * final outcome, counted per shard and per listener (wharf_cm_stats).
@@ -952,8 +935,8 @@ enum wharf_conn_step {
 /**
  * wharf_conn_step_ns - when @conn last completed @step (a retry after a
  * stale or busy REJ stamps its steps again), CLOCK_MONOTONIC nanoseconds;
- * 0 when it has not (yet), or for NULL / an unknown step.  For benchmarks
- * (bench/storm): one clock read per step, no other cost.
+ * 0 when it has not (yet), or for NULL / an unknown step.  For benchmarks:
+ * one clock read per step, no other cost.
  * Context: owner shard; non-blocking.
  */
 uint64_t wharf_conn_step_ns(const struct wharf_conn *conn,
