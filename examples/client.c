@@ -48,7 +48,8 @@ static int on_recv(struct wharf_conn *c, void *buf,
 {
 	if (received++)
 		return 0;
-	printf("client: received \"%.*s\"\n", (int)rx->len, (char *)buf);
+	printf("client: received \"%.*s\"\n", (int)strnlen(buf, rx->len),
+	       (char *)buf);
 	wharf_disconnect(c);
 	return 0;
 }

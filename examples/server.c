@@ -43,7 +43,8 @@ static void on_established(struct wharf_conn *c,
 static int on_recv(struct wharf_conn *c, void *buf,
 		   const struct wharf_qp_recv *rx, void *arg)
 {
-	printf("server: received \"%.*s\"\n", (int)rx->len, (char *)buf);
+	printf("server: received \"%.*s\"\n", (int)strnlen(buf, rx->len),
+	       (char *)buf);
 	for (int i = 0; i < NSLOTS && mr; i++) {
 		struct slot *s = &slots[i];
 		if (s->wr.magic == WHARF_WR_MAGIC_BUSY)

@@ -25,7 +25,7 @@ for p in "$dir"/man3/*.3 "$page7"; do
 		echo "$warn"
 		fail=1
 	fi
-	MANWIDTH=80 man -E UTF-8 -l "$p" 2>/dev/null | grep -q '^NAME' ||
+	MANWIDTH=80 man -E UTF-8 -l "$p" 2>/dev/null | grep '^NAME' >/dev/null ||
 		{ echo "$(basename "$p"): no NAME section rendered"; fail=1; }
 done
 echo "$n exported functions, $pages pages rendered"

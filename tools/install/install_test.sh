@@ -34,7 +34,7 @@ echo "pkg-config --cflags --libs wharf: $(pkg-config --cflags --libs wharf)"
 
 step "soname and exports of the installed library"
 so=$p/lib/libwharf.so.0
-readelf -d "$so" | grep -q 'Library soname: \[libwharf.so.0\]' ||
+readelf -d "$so" | grep 'Library soname: \[libwharf.so.0\]' >/dev/null ||
 	fail "soname"
 bad=$(nm -D --defined-only "$so" | awk '$3 !~ /^wharf_/ || $2 != "T"')
 [ -z "$bad" ] || fail "exported besides wharf_ functions: $bad"
@@ -57,8 +57,8 @@ cc -Wall -Werror -o server "$server_c" $(pkg-config --cflags --libs wharf) ||
 	fail "server.c"
 cc -Wall -Werror -o client "$client_c" $(pkg-config --cflags --libs wharf) ||
 	fail "client.c"
-ldd ./server | grep -q "libwharf.so.0 => $p/lib/libwharf.so.0" ||
-	LD_LIBRARY_PATH=$p/lib ldd ./server | grep -q "libwharf.so.0 => $p/lib" ||
+ldd ./server | grep "libwharf.so.0 => $p/lib/libwharf.so.0" >/dev/null ||
+	LD_LIBRARY_PATH=$p/lib ldd ./server | grep "libwharf.so.0 => $p/lib" >/dev/null ||
 	fail "server does not load the installed libwharf: $(ldd ./server)"
 # Without an RDMA device (the host) they load, start and report it.
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
@@ -71,10 +71,11 @@ step "libwharf.a linked in, its dependencies shared (the .pc names them)"
 cc -o client-static "$client_c" $(pkg-config --cflags wharf) \
 	"$p/lib/libwharf.a" $(pkg-config --libs librdmacm libibverbs \
 	liburcu-qsbr liburcu-cds jemalloc hwloc) -pthread || fail "static link"
-nm client-static | grep -q ' T wharf_connect$' || fail "static client lacks wharf_connect"
+nm client-static | grep ' T wharf_connect$' >/dev/null ||
+	fail "static client lacks wharf_connect"
 
 step "the man pages render"
-MANWIDTH=80 man -l "$p/share/man/man3/wharf_connect.3" | grep -q '^NAME' ||
+MANWIDTH=80 man -l "$p/share/man/man3/wharf_connect.3" | grep '^NAME' >/dev/null ||
 	fail "man -l wharf_connect.3"
 
 step "uninstall removes exactly what was installed"
