@@ -24,6 +24,12 @@ import api_parse  # noqa: E402
 
 DATE = "2026-11-25"
 
+# For an errno that the Return: text names without a clause of its own.
+DEFAULT_ERRNO_TEXT = {
+    "ENOMEM": "out of memory",
+    "EINVAL": "an invalid argument",
+}
+
 
 def esc(text):
     """Plain text -> roff text (no requests, no escapes)."""
@@ -132,6 +138,8 @@ def errors(ret):
                     seen.append(n)
             text = re.sub(r"^(-E[A-Z0-9]+\s*(/|,|or)?\s*)+", "",
                           clause.strip().rstrip("."))
+            if not text:
+                text = DEFAULT_ERRNO_TEXT.get(seen[0], "")
             out.append((seen, text[:1].upper() + text[1:]))
     return out
 
@@ -153,6 +161,7 @@ def page(decl, structs, names, version):
     out.append('.TH %s 3 %s "wharf %s" "wharf Programmer\'s Manual"'
                % (title, DATE, version))
     out.append(".nh")
+    out.append(".ad l")
     out.append(".SH NAME")
     out.append("%s \\- %s" % (esc(decl.name), inline(name_line, params)))
     out.append(".SH SYNOPSIS")
