@@ -262,13 +262,16 @@ _Static_assert(offsetof(struct wharf_connect_opts, shard) == 56,
 	       "struct wharf_connect_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_connect_opts, qp) == 64,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, resolve_addr_timeout_ms) == 96,
+_Static_assert(offsetof(struct wharf_connect_opts, resolve_addr_timeout_ms) ==
+		       96,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, resolve_route_timeout_ms) == 100,
+_Static_assert(offsetof(struct wharf_connect_opts, resolve_route_timeout_ms) ==
+		       100,
 	       "struct wharf_connect_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_connect_opts, connect_timeout_ms) == 104,
 	       "struct wharf_connect_opts: ./wharf abi --update");
-_Static_assert(offsetof(struct wharf_connect_opts, disconnect_timeout_ms) == 108,
+_Static_assert(offsetof(struct wharf_connect_opts, disconnect_timeout_ms) ==
+		       108,
 	       "struct wharf_connect_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_connect_opts, timewait_timeout_ms) == 112,
 	       "struct wharf_connect_opts: ./wharf abi --update");

@@ -22,6 +22,7 @@ Two records are checked in under abi/:
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -146,15 +147,14 @@ def read_layout(path):
     if not os.path.exists(path):
         return layout
     with open(path) as f:
-        for line in f:
-            m = re.match(r"_Static_assert\(sizeof\(struct (\w+)\) == (\d+)",
-                         line)
-            if m:
-                layout[m.group(1)] = (int(m.group(2)), [])
-            m = re.match(r"_Static_assert\(offsetof\(struct (\w+), (\w+)\) "
-                         r"== (\d+)", line)
-            if m:
-                layout[m.group(1)][1].append((m.group(2), int(m.group(3))))
+        text = f.read()
+    for m in re.finditer(r"_Static_assert\(\s*(sizeof|offsetof)\(struct (\w+)"
+                         r"(?:,\s*(\w+))?\)\s*==\s*(\d+)", text):
+        kind, name, member, value = m.groups()
+        if kind == "sizeof":
+            layout[name] = (int(value), [])
+        else:
+            layout[name][1].append((member, int(value)))
     return layout
 
 
@@ -191,6 +191,8 @@ def write_layout(path, layout, headers):
                         "\t       \"struct %s: ./wharf abi --update\");\n"
                         % (name, m, off, name))
         f.write("\n#endif\n")
+    if shutil.which("clang-format"):  # the repo's style (.clang-format)
+        subprocess.run(["clang-format", "-i", path], check=True)
 
 
 def update(args):
