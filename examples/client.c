@@ -1,6 +1,7 @@
 /*
- * A minimal wharf client: connects, sends one message, prints the first
- * message it receives, then disconnects.
+ * A minimal wharf client, in the order of rdmacm-utils' ucmatose: connects,
+ * waits for the server's message, answers it, and exits once the server
+ * has disconnected.
  *
  *   cc client.c -o client $(pkg-config --cflags --libs wharf)
  *   ./client ADDR [PORT]            (default port 7471, ucmatose's)
@@ -18,12 +19,12 @@
 static struct wharf_wr wr;
 static char msg[64] = "hello from the wharf client";
 static struct ibv_mr *mr; /* covers msg, on the connection's PD */
-static int sent, received, ended, status = 1;
+static int sending, sent_ok, received, ended;
 static sem_t done;
 
 static void finish_if_idle(void)
 {
-	if (ended && !sent)
+	if (ended && !sending)
 		sem_post(&done);
 }
 
@@ -33,37 +34,37 @@ static void on_established(struct wharf_conn *c,
 	printf("client: connection established (QP %u)\n", info->qp_num);
 	mr = ibv_reg_mr(wharf_conn_pd(c), msg, sizeof(msg),
 			IBV_ACCESS_LOCAL_WRITE);
-	struct ibv_sge sge = {(uintptr_t)msg, strlen(msg) + 1,
-			      mr ? mr->lkey : 0};
-	wharf_wr_init(&wr, TAG);
-	if (mr &&
-	    wharf_qp_post_send(wharf_conn_qp(c), &wr, &sge, 1, false, 0) == 0)
-		sent = 1;
-	else
+	if (!mr)
 		wharf_disconnect(c);
 }
 
 static int on_recv(struct wharf_conn *c, void *buf,
 		   const struct wharf_qp_recv *rx, void *arg)
 {
+	struct ibv_sge sge = {(uintptr_t)msg, strlen(msg) + 1, mr->lkey};
+
 	if (received++)
 		return 0;
 	printf("client: received \"%.*s\"\n", (int)strnlen(buf, rx->len),
 	       (char *)buf);
-	wharf_disconnect(c);
-	return 0;
+	wharf_wr_init(&wr, TAG);
+	if (wharf_qp_post_send(wharf_conn_qp(c), &wr, &sge, 1, false, 0) == 0)
+		sending = 1; /* the answer; the server disconnects then */
+	else
+		wharf_disconnect(c);
+	return 0; /* the library reposts the receive buffer */
 }
 
 static void on_send_done(struct wharf_conn *c, struct wharf_wr *w, void *arg)
 {
-	sent = 0;
+	sending = 0;
+	sent_ok = w->status == IBV_WC_SUCCESS;
 	finish_if_idle();
 }
 
 static void on_disconnected(struct wharf_conn *c, void *arg)
 {
 	printf("client: disconnected\n");
-	status = received ? 0 : 1;
 	wharf_conn_destroy(c);
 	ended = 1;
 	finish_if_idle();
@@ -106,6 +107,7 @@ int main(int argc, char **argv)
 	struct wharf_cm *cm;
 	int err;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
 		fprintf(stderr, "usage: client IPV4-ADDR [PORT]\n");
 		return 2;
@@ -131,5 +133,5 @@ int main(int argc, char **argv)
 		ibv_dereg_mr(mr);
 	wharf_cm_destroy(cm);
 	wharf_ctx_destroy(ctx);
-	return err ? 1 : status;
+	return !err && received && sent_ok ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 /*
- * A minimal wharf server: accepts connections, answers every message with
- * one of its own, and exits after the first connection ends.
+ * A minimal wharf server, in the order of rdmacm-utils' ucmatose: greets
+ * each connection with one message, waits for the reply, disconnects, and
+ * exits once the first connection has ended.
  *
  *   cc server.c -o server $(pkg-config --cflags --libs wharf)
  *   ./server [ADDR [PORT]]          (default 0.0.0.0 7471, ucmatose's port)
@@ -13,20 +14,17 @@
 
 #include <wharf/cm.h>
 
-#define TAG    0x73727672u /* our type tag for struct wharf_wr */
-#define NSLOTS 16
+#define TAG 0x73727672u /* our type tag for struct wharf_wr */
 
-static struct slot {
-	struct wharf_wr wr;
-	char buf[64];
-} slots[NSLOTS];
-static struct ibv_mr *mr; /* covers slots[], on the connection's PD */
-static int inflight, ended, status = 1;
+static struct wharf_wr wr;
+static char msg[64] = "hello from wharf";
+static struct ibv_mr *mr; /* covers msg, on the connection's PD */
+static int sending, sent_ok, received, ended;
 static sem_t done;
 
 static void finish_if_idle(void)
 {
-	if (ended && !inflight)
+	if (ended && !sending)
 		sem_post(&done);
 }
 
@@ -34,42 +32,47 @@ static void on_established(struct wharf_conn *c,
 			   const struct wharf_conn_info *info, void *arg)
 {
 	printf("server: connection established (QP %u)\n", info->qp_num);
-	mr = ibv_reg_mr(wharf_conn_pd(c), slots, sizeof(slots),
-			IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
+		mr = ibv_reg_mr(wharf_conn_pd(c), msg, sizeof(msg),
+				IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sge = {(uintptr_t)msg, strlen(msg) + 1,
+			      mr ? mr->lkey : 0};
+	wharf_wr_init(&wr, TAG);
+	if (mr &&
+	    wharf_qp_post_send(wharf_conn_qp(c), &wr, &sge, 1, false, 0) == 0)
+		sending = 1;
+	else
+		wharf_disconnect(c);
+}
+
+/* Our message out and the reply in: the exchange is over. */
+static void disconnect_if_done(struct wharf_conn *c)
+{
+	if (received && !sending && !ended)
 		wharf_disconnect(c);
 }
 
 static int on_recv(struct wharf_conn *c, void *buf,
 		   const struct wharf_qp_recv *rx, void *arg)
 {
-	printf("server: received \"%.*s\"\n", (int)strnlen(buf, rx->len),
-	       (char *)buf);
-	for (int i = 0; i < NSLOTS && mr; i++) {
-		struct slot *s = &slots[i];
-		if (s->wr.magic == WHARF_WR_MAGIC_BUSY)
-			continue;
-		int n = snprintf(s->buf, sizeof(s->buf), "hello from wharf");
-		struct ibv_sge sge = {(uintptr_t)s->buf, n + 1, mr->lkey};
-		wharf_wr_init(&s->wr, TAG);
-		if (wharf_qp_post_send(wharf_conn_qp(c), &s->wr, &sge, 1, false,
-				       0) == 0)
-			inflight++;
-		break;
-	}
+	if (!received++)
+		printf("server: received \"%.*s\"\n",
+		       (int)strnlen(buf, rx->len), (char *)buf);
+	disconnect_if_done(c);
 	return 0; /* the library reposts the receive buffer */
 }
 
-static void on_send_done(struct wharf_conn *c, struct wharf_wr *wr, void *arg)
+static void on_send_done(struct wharf_conn *c, struct wharf_wr *w, void *arg)
 {
-	inflight--;
+	sending = 0;
+	sent_ok = w->status == IBV_WC_SUCCESS;
+	disconnect_if_done(c);
 	finish_if_idle();
 }
 
 static void on_disconnected(struct wharf_conn *c, void *arg)
 {
 	printf("server: disconnected\n");
-	status = 0;
 	wharf_conn_destroy(c);
 	ended = 1;
 	finish_if_idle();
@@ -95,12 +98,13 @@ int main(int argc, char **argv)
 		.on_disconnected = on_disconnected,
 		.on_error = on_error,
 	};
+	struct wharf_listen_opts lo;
+	struct wharf_listener *l;
 	struct wharf_ctx *ctx;
 	struct wharf_cm *cm;
-	struct wharf_listener *l;
-	struct wharf_listen_opts lo;
 	int err;
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	inet_pton(AF_INET, argc > 1 ? argv[1] : "0.0.0.0", &addr.sin_addr);
 	addr.sin_port = htons(argc > 2 ? atoi(argv[2]) : 7471);
 	sem_init(&done, 0, 0);
@@ -113,14 +117,13 @@ int main(int argc, char **argv)
 	}
 	wharf_listen_opts_init(&lo);
 	lo.addr = (struct sockaddr *)&addr;
-	lo.ops = &ops;
+	lo.ops = &ops; /* no on_request: every request is accepted */
 	err = wharf_listen(cm, &lo, &l);
 	if (err) {
 		fprintf(stderr, "server: listen: %s\n", strerror(-err));
 	} else {
 		printf("server: listening on port %u\n",
 		       wharf_listener_port(l));
-		fflush(stdout);
 		sem_wait(&done);
 		wharf_listener_destroy(l);
 	}
@@ -128,5 +131,5 @@ int main(int argc, char **argv)
 		ibv_dereg_mr(mr);
 	wharf_cm_destroy(cm);
 	wharf_ctx_destroy(ctx);
-	return err ? 1 : status;
+	return !err && received && sent_ok ? 0 : 1;
 }
