@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/opts.h"
+#include "cm/qp_opts.h"
 #include "cm/rt.h"
 
 static uint32_t or_default(uint32_t v, uint32_t dflt)
@@ -30,6 +31,7 @@ void wharf_connect_opts_init(struct wharf_connect_opts *opts)
 		return;
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	opts->qp.size = sizeof(opts->qp);
 	opts->shard = WHARF_SHARD_ANY;
 }
 
@@ -189,7 +191,7 @@ static int copy_param(struct wharf_conn *c, const struct wharf_conn_param *in)
 		c->want_null = true;
 		return 0;
 	}
-	err = wharf_opts_copy(&p, sizeof(p), in);
+	err = wcore_opts_copy(&p, sizeof(p), in);
 	if (err)
 		return err;
 	err = wcm_pdata_check(WCM_MSG_CONNECT, c->ps, p.private_data,
@@ -279,13 +281,13 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 
 	if (!cm || !in)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), in);
+	err = wcore_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.dst || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
 	    o.shard < WHARF_SHARD_ANY ||
 	    (o.shard >= 0 && (unsigned)o.shard >= cm->nshards) ||
-	    o.qp.min_rnr_timer > 31)
+	    wcm_qp_opts_check(&o.qp))
 		return -EINVAL;
 	dlen = wcm_sockaddr_len(o.dst);
 	if (o.src)
@@ -299,7 +301,7 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 	c = wcm_conn_alloc(sh, o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC);
 	if (!c)
 		return -ENOMEM;
-	err = wharf_opts_copy(&c->ops, sizeof(c->ops), o.ops);
+	err = wcore_opts_copy(&c->ops, sizeof(c->ops), o.ops);
 	if (!err)
 		err = copy_param(c, o.param);
 	if (err) {

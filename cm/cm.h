@@ -1,31 +1,17 @@
 /*
  * wharf cm: sharded RDMA connection management on the kernel RDMA CM.
+ * (Design and reasoning: docs/design/cm.md.)
  *
- * A wharf_cm belongs to a context (<wharf/core.h>).  At creation it opens
- * every RDMA device librdmacm knows (one wharf_qp_dev each, <wharf/qp.h>)
- * and gives each shard its own rdma_cm event channel, watched by that
- * shard.  Shard resources (CQ, SRQ, QP pool) are created on a shard the
- * first time one of its connections needs them.
- *
- * Listeners.  wharf_listen() binds one listening rdma_cm_id to an address,
- * on an event channel of its own watched by one shard.  That shard drains
- * the channel in bounded batches (level-triggered: what is left waits for
- * the next loop iteration), so the kernel's listen backlog is emptied as
- * fast as requests arrive.  For each CONNECT_REQUEST it copies what the
- * request carries (addresses, parameters, private data), picks the owner
- * shard (default: fewest pending handshakes + connections among the shards
- * NUMA-local to the device; or the listener's policy callback), refuses it
- * with a busy REJ when that shard has too many handshakes in flight, and
- * otherwise acknowledges the event, migrates the new rdma_cm_id to the
- * owner's channel (rdma_migrate_id) and hands the connection over with a
- * message.  Every later event of the connection arrives on its owner shard,
- * where all of its callbacks run.
+ * A wharf_cm belongs to a context (<wharf/core.h>) and serves every RDMA
+ * device librdmacm knows.  wharf_listen() binds an address; each request
+ * it receives is handed to one owner shard (the listener's pick_shard
+ * policy, else the least loaded shard NUMA-local to the device), where
+ * every later event and every callback of the connection runs.
  *
  * Connections.  A connection (struct wharf_conn) is owned by one shard.
  * It is identified by a 64-bit id (owner shard in the top 16 bits) that
- * stays valid for lookups (wharf_conn_lookup(), RCU) until it is destroyed.
- * Its state machine is the one of cm/conn_state.h; this header documents
- * what an application sees of it:
+ * stays valid for lookups (wharf_conn_lookup(), RCU) until it is
+ * destroyed.  What an application sees of its life:
  *
  *   active:  wharf_connect() -> [address, route, QP, REQ] -> on_established
  *            or on_rejected / on_error
@@ -81,49 +67,35 @@
  * on the wire: wharf_disconnect() ends a UD connection locally.
  *
  * Storm control.  Each shard runs at most handshake_cap passive
- * handshakes at once, and admits only as many connections as its SRQ
- * receive budget covers (wharf_qp_res_admit()).  What happens to a request
- * beyond either is the listener's overload policy (wharf_listen_opts):
- *
+ * handshakes at once and admits only as many connections as its SRQ
+ * receive budget covers (wharf_qp_res_admit()).  Beyond either, the
+ * listener's overload policy applies (wharf_listen_opts; the reasoning is
+ * in docs/design/overload.md):
  *  - WHARF_OVERLOAD_DEFER (the default): the request waits, unanswered, in
  *    its owner shard's FIFO and is presented (on_request, or the
- *    listener's accept) as soon as the shard has room, in arrival order.
- *    Waiting is safe for standard peers that wait on the kernel's CM
- *    (Linux 6.1, IB and RoCE alike): the active side retransmits its REQ
- *    after about 6 s (2 x packet lifetime + CMA_CM_RESPONSE_TIMEOUT 20),
- *    and the passive kernel answers every retransmission of a request its
- *    consumer holds with an MRA of service timeout 24 (4.096 us x 2^24,
- *    about 68 s), each of which stretches the active side's wait by that
- *    much, for up to 15 retries: about 17 minutes before the peer gives
- *    up.  The Linux NVMe-oF host (no connect timeout of its own since
- *    6.0), librdmacm's rping, ucmatose and cmtime wait that long.  SPDK's
- *    host does not: it gives up after rdma_cm_event_timeout_ms (1 s by
- *    default), so a listener serving SPDK hosts should defer less than
- *    that.  A deferral never lasts longer than defer_max_ms (default
- *    20 s, at most WHARF_DEFER_MAX_MS_LIMIT = 60 s: well inside the
- *    window, and below wharf_connect()'s own 30 s default); past it, or
- *    when defer_max requests of the listener already wait (a memory
- *    bound), the request is refused.  A peer that gives up while its
- *    request waits sends a REJ that the kernel does not report for a
- *    request userspace has not answered yet (ucma drops events of such
- *    ids): the request then ends when its deferral runs out, or fails
- *    when it is accepted, each counted.
- *  - WHARF_OVERLOAD_REJECT_BUSY: refused at once with wharf's busy REJ
- *    (below), for fleets of wharf clients that retry after its hint.
- *
+ *    listener's accept) when the shard has room, in arrival order.  The
+ *    peer's window: the kernel CM (Linux 6.1, IB and RoCE alike) answers
+ *    each retransmission of a REQ its consumer holds (the first after
+ *    about 6 s) with an MRA of service timeout 24 (about 68 s), for up to
+ *    15 retries: about 17 minutes before a peer that waits on the CM (the
+ *    Linux NVMe-oF host, librdmacm's tools) gives up.  SPDK's host gives
+ *    up after its rdma_cm_event_timeout_ms (1 s by default).  A deferral
+ *    lasts at most defer_max_ms (default 20 s, at most
+ *    WHARF_DEFER_MAX_MS_LIMIT = 60 s, well inside the window and below
+ *    wharf_connect()'s 30 s), and at most defer_max requests of a
+ *    listener wait; beyond either the request is refused.  The kernel
+ *    reports no event when a peer gives up on a request userspace has not
+ *    answered: such a request ends when its deferral runs out, or fails
+ *    at the accept, counted either way.
+ *  - WHARF_OVERLOAD_REJECT_BUSY: refused at once with wharf's busy REJ,
+ *    for fleets of wharf clients that retry after its hint.
  * A refusal the library sends on its own (overload, shutdown, a deferral
- * that ran out, a request it cannot take) carries the private data the
- * listener's refusal callback writes, so that it speaks the peer's
- * protocol (an NVMe-oF target answers with its transport's {recfmt, sts}).
- * Without a callback: REJECT_BUSY listeners send the busy payload, DEFER
- * listeners send no private data (a plain consumer-defined REJ, which any
- * peer understands as a refusal).
- *
- * The busy payload (cm/rej_busy.h), REJ reason 28 (consumer defined): 16
- * bytes, "WHRF", version 1, header length 16, reason (1 handshakes, 2
- * receive budget, 3 draining), flags, a big-endian u32 retry-after in
- * milliseconds, a u16 load in per mille of the cap, and a Fletcher-16
- * check.  wharf_connect() decodes it (wharf_conn_reject) and, when asked
+ * that ran out, a request it cannot take) carries the private data of the
+ * listener's refusal callback, in the peer's protocol; without one,
+ * REJECT_BUSY listeners send the busy payload and DEFER listeners none (a
+ * plain consumer-defined REJ).  The busy payload: REJ reason 28 (consumer
+ * defined) with a reason, a retry-after hint in milliseconds and the
+ * shard's load.  wharf_connect() decodes it (wharf_conn_reject) and, when asked
  * (busy_retry), retries after the hint with jittered exponential backoff.
  * A stale-connection REJ (reason 10) is retried with backoff by default.
  *
@@ -235,6 +207,13 @@ struct wharf_cm_opts {
 #define WHARF_CONNECT_WINDOW_NONE (~0u)
 
 /**
+ * wharf_cm_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_cm_opts_init(struct wharf_cm_opts *opts);
+
+/**
  * wharf_cm_create - create the connection manager of @ctx.
  * @ctx: the context; must outlive the cm.  At most one cm per context
  * (every device's async events have a single reader).
@@ -266,8 +245,8 @@ int wharf_cm_create(struct wharf_ctx *ctx, const struct wharf_cm_opts *opts,
  * connection has been freed (an RCU grace period).
  *
  * Return: 0; -EDEADLK when called from a shard thread (nothing is done).
- * Context: an application thread that is not an online QSBR reader of the
- * tables (wcm_rcu); blocks.  The shards must be running (threaded) or, in
+ * Context: an application thread that is not an online reader
+ * (wharf_rcu_register_thread()); blocks.  The shards must be running (threaded) or, in
  * app-driven mode, be polled by other threads meanwhile.
  */
 int wharf_cm_destroy(struct wharf_cm *cm);
@@ -306,6 +285,13 @@ struct wharf_conn_param {
 	/** UD accept only: the number of the application's UD QP. */
 	uint32_t ud_qp_num;
 };
+
+/**
+ * wharf_conn_param_init - zero @param and set its size.
+ * @param: the parameters to fill, or NULL (nothing is done).
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_conn_param_init(struct wharf_conn_param *param);
 
 /** A connection request, delivered to on_request. */
 struct wharf_conn_request {
@@ -441,8 +427,17 @@ struct wharf_conn_ops {
 			     void *arg);
 };
 
-/** Per-connection QP shape (RC); zero means the shard resource defaults. */
+/**
+ * Per-connection QP shape (RC), embedded in wharf_listen_opts and
+ * wharf_connect_opts; zero means the shard resource defaults.
+ */
 struct wharf_conn_qp_opts {
+	/**
+	 * sizeof(struct wharf_conn_qp_opts) as compiled by the caller
+	 * (wharf_listen_opts_init() and wharf_connect_opts_init() set it),
+	 * or 0 when every other field is 0.
+	 */
+	size_t size;
 	/** Receive credits claimed on the SRQ (admission). */
 	uint32_t recv_credits;
 	/** A private receive queue instead of the SRQ. */
@@ -582,7 +577,9 @@ struct wharf_listen_opts {
 };
 
 /**
- * wharf_listen_opts_init - fill @opts with defaults and its size.
+ * wharf_listen_opts_init - fill @opts with defaults and its size (and the
+ * size of @opts->qp).
+ * @opts: the options to fill, or NULL (nothing is done).
  * Context: any thread; non-blocking.  No RCU rule.
  */
 void wharf_listen_opts_init(struct wharf_listen_opts *opts);
@@ -687,7 +684,8 @@ struct wharf_connect_opts {
 
 /**
  * wharf_connect_opts_init - fill @opts with defaults (shard =
- * WHARF_SHARD_ANY) and its size.
+ * WHARF_SHARD_ANY) and its size (and the size of @opts->qp).
+ * @opts: the options to fill, or NULL (nothing is done).
  * Context: any thread; non-blocking.  No RCU rule.
  */
 void wharf_connect_opts_init(struct wharf_connect_opts *opts);
@@ -767,7 +765,8 @@ int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *param);
  * recv_credits; the accept checks the new shape again.  A shape other than
  * the res defaults is created at accept rather than taken from the pool.
  *
- * Return: 0; -EINVAL for NULL arguments, an active or UD connection, or
+ * Return: 0; -EINVAL for NULL arguments, an active or UD connection, a
+ * shape whose size is not this header's (or 0 with nothing set), or
  * min_rnr_timer above 31; -EALREADY when accepting or established;
  * -ENOTCONN when no request is pending (rejected, gone, or still
  * deferred).
@@ -863,13 +862,75 @@ int wharf_conn_call(struct wharf_cm *cm, uint64_t id, wharf_conn_fn fn,
 /* ------------------------------------------------------------------------ */
 
 /**
+ * wharf_rcu_register_thread - make the calling application thread a reader
+ * of the connection tables, for wharf_conn_lookup() outside shard
+ * callbacks.
+ *
+ * Shard threads (and threads inside wharf_shard_poll()) are readers
+ * already.  A registered thread starts online: it must call
+ * wharf_rcu_quiescent_state() regularly, when it holds no pointer a lookup
+ * returned, and wharf_rcu_thread_offline() before it blocks; otherwise no
+ * destroyed connection is freed until it does (wharf_cm_destroy() waits
+ * for that).  Unregister before the thread exits.
+ *
+ * Return: 0; -EALREADY when the thread is registered already; -ENOMEM.
+ * Context: an application thread that is not a shard thread and does not
+ * call wharf_shard_poll(); may allocate; non-blocking.
+ */
+int wharf_rcu_register_thread(void);
+
+/**
+ * wharf_rcu_unregister_thread - stop being a reader (before the thread
+ * exits).  Does nothing for a thread that is not registered.
+ * Context: a registered thread, outside wharf_rcu_read_lock(); takes a
+ * mutex briefly.
+ */
+void wharf_rcu_unregister_thread(void);
+
+/**
+ * wharf_rcu_read_lock - start a read-side critical section: a connection
+ * found by wharf_conn_lookup() until wharf_rcu_read_unlock() may be used
+ * as wharf_conn_lookup() allows.  Sections may nest.
+ * Context: a registered, online thread (or a shard callback); non-blocking.
+ */
+void wharf_rcu_read_lock(void);
+
+/**
+ * wharf_rcu_read_unlock - end the section of wharf_rcu_read_lock().
+ * Context: as wharf_rcu_read_lock().
+ */
+void wharf_rcu_read_unlock(void);
+
+/**
+ * wharf_rcu_quiescent_state - the calling thread holds no pointer from a
+ * lookup any more: connections destroyed before this call may be freed.
+ * Context: a registered, online thread outside wharf_rcu_read_lock();
+ * non-blocking.
+ */
+void wharf_rcu_quiescent_state(void);
+
+/**
+ * wharf_rcu_thread_offline - quiescent until wharf_rcu_thread_online();
+ * call it before blocking (waiting for events, joining threads).
+ * Context: a registered, online thread outside wharf_rcu_read_lock();
+ * non-blocking.
+ */
+void wharf_rcu_thread_offline(void);
+
+/**
+ * wharf_rcu_thread_online - end an offline period.
+ * Context: a registered, offline thread; non-blocking.
+ */
+void wharf_rcu_thread_online(void);
+
+/**
  * wharf_conn_lookup - find a live connection by id.
  * Return: the connection, or NULL.  Valid until the calling thread's next
  * quiescent state; from a thread other than the owner, only
  * wharf_conn_id() and wharf_conn_shard() may be called on it.
- * Context: a registered, online QSBR reader (a shard callback, or an
- * application thread registered with wcm_rcu_register_thread()) under
- * urcu_qsbr_read_lock(); non-blocking, lock-free.
+ * Context: a shard callback, or an application thread registered with
+ * wharf_rcu_register_thread(), online, inside wharf_rcu_read_lock();
+ * non-blocking, lock-free.
  */
 struct wharf_conn *wharf_conn_lookup(struct wharf_cm *cm, uint64_t id);
 
@@ -982,8 +1043,8 @@ enum wharf_conn_step {
 /**
  * wharf_conn_step_ns - when @conn last completed @step (a retry after a
  * stale or busy REJ stamps its steps again), CLOCK_MONOTONIC nanoseconds;
- * 0 when it has not (yet), or for NULL / an unknown step.  For benchmarks
- * (bench/storm): one clock read per step, no other cost.
+ * 0 when it has not (yet), or for NULL / an unknown step.  For benchmarks:
+ * one clock read per step, no other cost.
  * Context: owner shard; non-blocking.
  */
 uint64_t wharf_conn_step_ns(const struct wharf_conn *conn,

@@ -32,9 +32,9 @@ struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps)
 	c->cm = sh->cm;
 	c->sh = sh;
 	c->ps = ps;
-	wharf_list_init(&c->shard_link);
-	wharf_list_init(&c->win_link);
-	wharf_list_init(&c->defer_link);
+	wcore_list_init(&c->shard_link);
+	wcore_list_init(&c->win_link);
+	wcore_list_init(&c->defer_link);
 	atomic_init(&c->dead, 0);
 	return c;
 }
@@ -55,7 +55,7 @@ int wcm_conn_publish(struct wharf_conn *c)
 	if (err)
 		return err;
 	c->inserted = true;
-	wharf_list_add_head(&sh->conns, &c->shard_link);
+	wcore_list_add_head(&sh->conns, &c->shard_link);
 	return 0;
 }
 
@@ -98,7 +98,7 @@ void wcm_conn_put(struct wharf_conn *c)
 		wcm_conn_free_unpublished(c);
 		return;
 	}
-	wharf_list_del(&c->shard_link);
+	wcore_list_del(&c->shard_link);
 	if (c->listener)
 		listener_put(c->listener);
 	c->listener = NULL;

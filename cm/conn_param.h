@@ -116,7 +116,7 @@ struct wcm_pdata {
 	uint8_t bytes[WCM_PDATA_RX_MAX];
 };
 
-/* Role presets for the RDMA read/atomic depths (issue 5). */
+/* Role presets for the RDMA read/atomic depths. */
 enum wcm_role {
 	WCM_ROLE_CUSTOM = 0, /* the application's values, untouched */
 	WCM_ROLE_TARGET,     /* issues RDMA READs, serves none */

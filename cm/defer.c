@@ -86,7 +86,7 @@ static void enter(struct wharf_conn *c)
 	c->in_handshake = false;
 	atomic_fetch_sub_explicit(&sh->hs_passive, 1, memory_order_relaxed);
 	c->was_deferred = true;
-	wharf_list_add_tail(&sh->defer_queue, &c->defer_link);
+	wcore_list_add_tail(&sh->defer_queue, &c->defer_link);
 	atomic_fetch_add_explicit(&sh->defer_n, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&c->listener->deferred, 1,
 				  memory_order_relaxed);
@@ -95,9 +95,9 @@ static void enter(struct wharf_conn *c)
 
 void wcm_defer_leave(struct wharf_conn *c)
 {
-	if (!wharf_list_linked(&c->defer_link))
+	if (!wcore_list_linked(&c->defer_link))
 		return;
-	wharf_list_del(&c->defer_link);
+	wcore_list_del(&c->defer_link);
 	atomic_fetch_sub_explicit(&c->sh->defer_n, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&c->listener->deferred, 1,
 				  memory_order_relaxed);
@@ -116,7 +116,7 @@ void wcm_adm_leave(struct wharf_conn *c)
  * one line per reason, repeated at 1, 2, 4, 8, ... failures with the
  * count, not one per request.
  */
-static void log_take_fail(struct wcm_shard *sh, int err)
+void wcm_log_take_fail(struct wcm_shard *sh, int err)
 {
 	unsigned i, n = sizeof(sh->take_fails) / sizeof(sh->take_fails[0]);
 
@@ -152,7 +152,7 @@ void wcm_admit(struct wharf_conn *c)
 	if (!err)
 		err = wcm_conn_setup(c);
 	if (err) {
-		log_take_fail(c->sh, err);
+		wcm_log_take_fail(c->sh, err);
 		wcm_refuse(c, WCM_REFUSE_RESOURCES);
 		return;
 	}
@@ -165,9 +165,9 @@ void wcm_admit(struct wharf_conn *c)
 
 static struct wharf_conn *head(const struct wcm_shard *sh)
 {
-	if (wharf_list_empty(&sh->defer_queue))
+	if (wcore_list_empty(&sh->defer_queue))
 		return NULL;
-	return wharf_list_first_entry(&sh->defer_queue, struct wharf_conn,
+	return wcore_list_first_entry(&sh->defer_queue, struct wharf_conn,
 				      defer_link);
 }
 

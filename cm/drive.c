@@ -16,8 +16,7 @@
  * while the connection still delivers data, else given back), and
  * destroying the rdma_cm_id.  Once a connection reaches a terminal state,
  * its rdma_cm_id is destroyed - after the ack when the step runs inside
- * the handling of one of its events (rdma_destroy_id waits for the ack:
- * SPDK issue #3118).
+ * the handling of one of its events (rdma_destroy_id waits for the ack).
  */
 #include <errno.h>
 #include <string.h>

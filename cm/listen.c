@@ -22,6 +22,7 @@
 
 #include "core/opts.h"
 #include "cm/backlog.h"
+#include "cm/qp_opts.h"
 #include "cm/rt.h"
 
 static unsigned pick_owner(struct wharf_listener *l, struct wcm_dev *dev,
@@ -361,6 +362,7 @@ void wharf_listen_opts_init(struct wharf_listen_opts *opts)
 		return;
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	opts->qp.size = sizeof(opts->qp);
 }
 
 static uint32_t or_default(uint32_t v, uint32_t dflt)
@@ -368,15 +370,10 @@ static uint32_t or_default(uint32_t v, uint32_t dflt)
 	return v ? v : dflt;
 }
 
-static int qp_opts_check(const struct wharf_conn_qp_opts *q)
-{
-	return q->min_rnr_timer > 31 ? -EINVAL : 0;
-}
-
 static int accept_param_copy(struct wharf_listener *l,
 			     const struct wharf_conn_param *p)
 {
-	int err = wharf_opts_copy(&l->accept_param, sizeof(l->accept_param), p);
+	int err = wcore_opts_copy(&l->accept_param, sizeof(l->accept_param), p);
 
 	if (err)
 		return err;
@@ -404,11 +401,12 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 
 	if (!cm || !in || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), in);
+	err = wcore_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.addr || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
-	    o.shard >= cm->nshards || o.backlog < 0 || qp_opts_check(&o.qp) ||
+	    o.shard >= cm->nshards || o.backlog < 0 ||
+	    wcm_qp_opts_check(&o.qp) ||
 	    (o.overload != WHARF_OVERLOAD_DEFER &&
 	     o.overload != WHARF_OVERLOAD_REJECT_BUSY) ||
 	    o.defer_max_ms > WHARF_DEFER_MAX_MS_LIMIT)
@@ -422,7 +420,7 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 	l->cm = cm;
 	l->sh = cm->shards[o.shard];
 	l->ps = o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC;
-	err = wharf_opts_copy(&l->ops, sizeof(l->ops), o.ops);
+	err = wcore_opts_copy(&l->ops, sizeof(l->ops), o.ops);
 	if (!err && o.accept_param)
 		err = accept_param_copy(l, o.accept_param);
 	if (err) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/opts.h"
+#include "cm/qp_opts.h"
 #include "cm/rt.h"
 
 static void conn_timer_fn(struct wharf_timer *t, void *arg)
@@ -117,9 +118,14 @@ int wcm_act_accept(struct wharf_conn *c)
 			return err;
 		err = wcm_take_qp(c, res);
 		if (err) {
+			/* The library's own refusal: the listener's private
+			 * data, in the peer's protocol. */
 			if (err == -EBUSY) {
 				c->refusal = WCM_REFUSE_RECV_BUDGET;
 				c->busy_rejected = true;
+			} else {
+				c->refusal = WCM_REFUSE_RESOURCES;
+				wcm_log_take_fail(c->sh, err);
 			}
 			return err;
 		}
@@ -165,7 +171,7 @@ int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *in)
 	if (conn->sm.side != WCM_SIDE_PASSIVE)
 		return -EINVAL;
 	if (in) {
-		err = wharf_opts_copy(&p, sizeof(p), in);
+		err = wcore_opts_copy(&p, sizeof(p), in);
 		if (err)
 			return err;
 		if (conn->ps == WCM_PS_UD && !p.ud_qp_num)
@@ -198,7 +204,7 @@ int wharf_conn_set_qp(struct wharf_conn *conn,
 {
 	if (!conn || !qp || conn->freeing ||
 	    conn->sm.side != WCM_SIDE_PASSIVE || conn->ps != WCM_PS_RC ||
-	    qp->min_rnr_timer > 31)
+	    wcm_qp_opts_check(qp))
 		return -EINVAL;
 	switch (conn->sm.state) {
 	case WCM_ST_REQ_RECEIVED:

@@ -139,19 +139,19 @@ struct wcm_shard {
 	struct wharf_poller *poller;
 	struct wharf_timer *teardown_timer;
 	struct wharf_qp_res **res; /* [cm->ndev], created on demand */
-	struct wharf_list conns;   /* every connection owned here */
+	struct wcore_list conns;   /* every connection owned here */
 	_Atomic(struct wcm_inbox_item *) inbox;
 	/* Taken from the inbox, not run yet (FIFO; see wcm_inbox_drain_max). */
 	struct wcm_inbox_item *pend_head, *pend_tail;
 	/* The connect window (window.c): handshakes holding a slot, and the
 	 * FIFO of those waiting for one. */
 	unsigned win_running;
-	struct wharf_list win_queue;  /* of wharf_conn.win_link */
+	struct wcore_list win_queue;  /* of wharf_conn.win_link */
 	_Atomic uint32_t win_waiting; /* gauge */
 	/* Passive admission (defer.c): handshakes presented and running,
 	 * and the FIFO of deferred requests. */
 	unsigned adm_running;
-	struct wharf_list defer_queue; /* of wharf_conn.defer_link */
+	struct wcore_list defer_queue; /* of wharf_conn.defer_link */
 	_Atomic uint32_t defer_n;      /* gauge */
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
@@ -243,7 +243,7 @@ struct wharf_conn {
 	struct wcm_shard *sh;
 	struct wharf_numa_arena *arena;
 	struct wharf_listener *listener; /* passive; holds a reference */
-	struct wharf_list shard_link;	 /* on sh->conns once published */
+	struct wcore_list shard_link;	 /* on sh->conns once published */
 	struct wcm_conn_sm sm;
 	enum wcm_ps ps;
 	struct rdma_cm_id *cm_id;
@@ -263,11 +263,11 @@ struct wharf_conn {
 	/* Active: connect window slot, or waiting for one: linked on
 	 * sh->win_queue (window.c). */
 	bool win_slot;
-	struct wharf_list win_link;
+	struct wcore_list win_link;
 	/* Passive: holds an admission slot (adm_running), or waits for one
 	 * linked on sh->defer_queue; was_deferred: it did wait. */
 	bool adm_slot, was_deferred;
-	struct wharf_list defer_link;
+	struct wcore_list defer_link;
 	/* QP. */
 	struct wharf_qp *qp;
 	bool qp_bound, qpn_sent, qp_closed_cb;
@@ -401,6 +401,8 @@ void wcm_defer_leave(struct wharf_conn *c); /* left DEFERRED otherwise */
 bool wcm_defer_ready(struct wcm_shard *sh);
 unsigned wcm_defer_admit(struct wcm_shard *sh, unsigned max);
 void wcm_defer_drain(struct wcm_shard *sh); /* shutdown: refuse all */
+/* A request the shard could not take (@err): logged once per doubling. */
+void wcm_log_take_fail(struct wcm_shard *sh, int err);
 
 /* Timestamps a handshake step (wharf_conn_step_ns, api.c). */
 void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step);

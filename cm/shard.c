@@ -208,9 +208,9 @@ int wcm_shard_alloc(struct wharf_cm *cm, unsigned i)
 	sh->index = i;
 	sh->shard = wharf_ctx_shard(cm->ctx, i);
 	sh->node = wharf_shard_node(sh->shard);
-	wharf_list_init(&sh->conns);
-	wharf_list_init(&sh->win_queue);
-	wharf_list_init(&sh->defer_queue);
+	wcore_list_init(&sh->conns);
+	wcore_list_init(&sh->win_queue);
+	wcore_list_init(&sh->defer_queue);
 	atomic_init(&sh->next_seq, 1);
 	sh->rnd = 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^
 		  (uint64_t)time(NULL);
@@ -279,7 +279,7 @@ static void teardown_try(struct wharf_timer *t, void *arg)
 
 	(void)t;
 	wcm_inbox_drain(sh); /* late hand-overs are refused: cm closing */
-	if (!wharf_list_empty(&sh->conns))
+	if (!wcore_list_empty(&sh->conns))
 		goto again;
 	for (unsigned i = 0; i < sh->cm->ndev; i++) {
 		if (sh->res[i] && wharf_qp_res_destroy(sh->res[i]) == -EBUSY)
@@ -309,7 +309,7 @@ again:
 static void teardown_msg(struct wharf_shard *shard, void *arg)
 {
 	struct wcm_shard *sh = arg;
-	struct wharf_list *n, *next;
+	struct wcore_list *n, *next;
 	int err;
 
 	(void)shard;
@@ -318,7 +318,7 @@ static void teardown_msg(struct wharf_shard *shard, void *arg)
 	wcm_defer_drain(sh); /* never shown: the library refuses them */
 	for (n = sh->conns.next; n != &sh->conns; n = next) {
 		struct wharf_conn *c =
-			wharf_list_entry(n, struct wharf_conn, shard_link);
+			wcore_list_entry(n, struct wharf_conn, shard_link);
 
 		next = n->next;
 		if (c->app_ref) {

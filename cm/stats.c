@@ -175,7 +175,7 @@ int wharf_cm_shard_stats(const struct wharf_cm *cm, unsigned index,
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	fill_shard(&s, cm->shards[index], false);
-	return wharf_out_copy(out, &s, sizeof(s));
+	return wcore_out_copy(out, &s, sizeof(s));
 }
 
 int wharf_cm_stats(const struct wharf_cm *cm, struct wharf_cm_stats *out)
@@ -188,7 +188,7 @@ int wharf_cm_stats(const struct wharf_cm *cm, struct wharf_cm_stats *out)
 	s.size = sizeof(s);
 	for (unsigned i = 0; i < cm->nshards; i++)
 		fill_shard(&s, cm->shards[i], true);
-	return wharf_out_copy(out, &s, sizeof(s));
+	return wcore_out_copy(out, &s, sizeof(s));
 }
 
 int wharf_listener_stats(const struct wharf_listener *l,
@@ -202,5 +202,5 @@ int wharf_listener_stats(const struct wharf_listener *l,
 	s.size = sizeof(s);
 	fill(&s, &l->ctr, false);
 	s.deferred = atomic_load_explicit(&l->deferred, memory_order_relaxed);
-	return wharf_out_copy(out, &s, sizeof(s));
+	return wcore_out_copy(out, &s, sizeof(s));
 }

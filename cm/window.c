@@ -46,11 +46,11 @@ void wcm_window_enter(struct wharf_conn *c)
 {
 	struct wcm_shard *sh = c->sh;
 
-	if (!window_full(sh) && wharf_list_empty(&sh->win_queue)) {
+	if (!window_full(sh) && wcore_list_empty(&sh->win_queue)) {
 		start(c);
 		return;
 	}
-	wharf_list_add_tail(&sh->win_queue, &c->win_link);
+	wcore_list_add_tail(&sh->win_queue, &c->win_link);
 	atomic_fetch_add_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
 
@@ -58,13 +58,13 @@ static void unlink_waiter(struct wharf_conn *c)
 {
 	struct wcm_shard *sh = c->sh;
 
-	wharf_list_del(&c->win_link);
+	wcore_list_del(&c->win_link);
 	atomic_fetch_sub_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
 
 void wcm_window_leave(struct wharf_conn *c)
 {
-	if (wharf_list_linked(&c->win_link))
+	if (wcore_list_linked(&c->win_link))
 		unlink_waiter(c);
 	if (c->win_slot) {
 		c->win_slot = false;
@@ -74,7 +74,7 @@ void wcm_window_leave(struct wharf_conn *c)
 
 bool wcm_window_ready(const struct wcm_shard *sh)
 {
-	return !wharf_list_empty(&sh->win_queue) && !window_full(sh);
+	return !wcore_list_empty(&sh->win_queue) && !window_full(sh);
 }
 
 unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max)
@@ -82,7 +82,7 @@ unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max)
 	unsigned n = 0;
 
 	while (n < max && wcm_window_ready(sh)) {
-		struct wharf_conn *c = wharf_list_first_entry(
+		struct wharf_conn *c = wcore_list_first_entry(
 			&sh->win_queue, struct wharf_conn, win_link);
 
 		unlink_waiter(c);

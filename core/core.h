@@ -127,7 +127,8 @@ struct wharf_ctx_opts {
 };
 
 /**
- * wharf_ctx_opts_init - fill @opts with defaults and its size.
+ * wharf_ctx_opts_init - zero @opts (every default) and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
  * Context: any thread; non-blocking.  No RCU rule.
  */
 void wharf_ctx_opts_init(struct wharf_ctx_opts *opts);

@@ -23,7 +23,10 @@
 
 void wharf_ctx_opts_init(struct wharf_ctx_opts *opts)
 {
-	*opts = (struct wharf_ctx_opts){.size = sizeof(*opts)};
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
 }
 
 static int check_opts(struct wharf_ctx_opts *opts)
@@ -119,12 +122,12 @@ static int shard_create(struct wharf_ctx *ctx, unsigned index, int cpu)
 	if (!shard)
 		return -ENOMEM;
 	slots = wharf_numa_alloc(
-		arena, wharf_ring_slots_size(ctx->opts.queue_depth), 64, false);
+		arena, wcore_ring_slots_size(ctx->opts.queue_depth), 64, false);
 	if (!slots) {
 		wharf_numa_free(arena, shard);
 		return -ENOMEM;
 	}
-	wharf_ring_init(&shard->ring, slots, ctx->opts.queue_depth);
+	wcore_ring_init(&shard->ring, slots, ctx->opts.queue_depth);
 	shard->ctx = ctx;
 	shard->index = index;
 	shard->cpu = cpu;
@@ -132,8 +135,8 @@ static int shard_create(struct wharf_ctx *ctx, unsigned index, int cpu)
 	shard->arena = arena;
 	shard->state = WHARF_SHARD_NEW;
 	shard->evfd = -1;
-	wharf_heap_init(&shard->timers);
-	wharf_list_init(&shard->timer_list);
+	wcore_heap_init(&shard->timers);
+	wcore_list_init(&shard->timer_list);
 	ctx->shards[index] = shard;
 
 	shard->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -153,8 +156,8 @@ static void shard_free(struct wharf_shard *shard)
 {
 	struct wharf_numa_arena *arena = shard->arena;
 
-	wharf_shard_free_timers(shard);
-	wharf_shard_free_watches(shard);
+	wcore_shard_free_timers(shard);
+	wcore_shard_free_watches(shard);
 	if (shard->evfd >= 0)
 		close(shard->evfd);
 	if (shard->epfd >= 0)
@@ -171,7 +174,7 @@ static int start_threads(struct wharf_ctx *ctx)
 	for (unsigned i = 0; i < ctx->nshards; i++) {
 		struct wharf_shard *shard = ctx->shards[i];
 
-		err = -pthread_create(&shard->thread, NULL, wharf_shard_thread,
+		err = -pthread_create(&shard->thread, NULL, wcore_shard_thread,
 				      shard);
 		if (err)
 			break;
@@ -198,7 +201,7 @@ int wharf_ctx_create(const struct wharf_ctx_opts *opts_in,
 		return -EINVAL;
 	if (wharf_shard_current())
 		return -EDEADLK;
-	err = wharf_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	err = check_opts(&opts);
@@ -252,7 +255,7 @@ static void stop_and_join(struct wharf_ctx *ctx)
 		if (!shard || shard->state == WHARF_SHARD_NEW)
 			continue;
 		atomic_store_explicit(&shard->stop, true, memory_order_seq_cst);
-		wharf_shard_kick(shard);
+		wcore_shard_kick(shard);
 	}
 	for (unsigned i = 0; i < ctx->nshards; i++) {
 		struct wharf_shard *shard = ctx->shards[i];
@@ -266,11 +269,11 @@ static void stop_and_join(struct wharf_ctx *ctx)
 
 static void final_drain(struct wharf_shard *shard)
 {
-	wharf_shard_set_current(shard);
-	while (wharf_shard_run_msgs(shard, WHARF_LOOP_BUDGET))
+	wcore_shard_set_current(shard);
+	while (wcore_shard_run_msgs(shard, WHARF_LOOP_BUDGET))
 		;
-	wharf_shard_sweep(shard);
-	wharf_shard_set_current(NULL);
+	wcore_shard_sweep(shard);
+	wcore_shard_set_current(NULL);
 }
 
 int wharf_ctx_destroy(struct wharf_ctx *ctx)

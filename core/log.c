@@ -22,7 +22,7 @@ static const char *level_name(enum wharf_log_level level)
 	return "?";
 }
 
-enum wharf_log_level wharf_log_effective(enum wharf_log_level level)
+enum wharf_log_level wcore_log_effective(enum wharf_log_level level)
 {
 	return level == WHARF_LOG_DEFAULT ? WHARF_LOG_WARN : level;
 }
@@ -34,7 +34,7 @@ void wharf_ctx_log(const struct wharf_ctx *ctx, enum wharf_log_level level,
 	va_list ap;
 
 	if (level < WHARF_LOG_ERROR ||
-	    level > wharf_log_effective(ctx->opts.log_level))
+	    level > wcore_log_effective(ctx->opts.log_level))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -32,12 +32,12 @@ struct wharf_shard *wharf_shard_current(void)
 	return tls_current;
 }
 
-void wharf_shard_set_current(struct wharf_shard *shard)
+void wcore_shard_set_current(struct wharf_shard *shard)
 {
 	tls_current = shard;
 }
 
-int wharf_shard_check_owner(const struct wharf_shard *shard)
+int wcore_shard_check_owner(const struct wharf_shard *shard)
 {
 	if (tls_current == shard)
 		return 0;
@@ -50,7 +50,7 @@ int wharf_shard_check_owner(const struct wharf_shard *shard)
 	return -EPERM;
 }
 
-uint64_t wharf_now_ns(void)
+uint64_t wcore_now_ns(void)
 {
 	struct timespec ts;
 
@@ -82,21 +82,21 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
 	 * iterations that looked at the fds (or when nothing is watched),
 	 * for the same reason.
 	 */
-	shard->now_ns = wharf_now_ns();
+	shard->now_ns = wcore_now_ns();
 	if (check_fds) {
 		n = epoll_wait(shard->epfd, ev,
 			       (int)min_u(budget, WHARF_EPOLL_BATCH), 0);
 		if (n > 0) {
-			work += wharf_shard_dispatch_fds(shard, ev, n);
-			shard->now_ns = wharf_now_ns();
+			work += wcore_shard_dispatch_fds(shard, ev, n);
+			shard->now_ns = wcore_now_ns();
 		}
 	}
 	if (check_fds || !shard->watch_list)
-		work += wharf_shard_run_timers(shard, budget);
-	work += wharf_shard_run_msgs(shard, budget);
-	work += wharf_shard_run_pollers(shard);
-	wharf_shard_sweep(shard);
-	wharf_count(&shard->stats.loops, 1);
+		work += wcore_shard_run_timers(shard, budget);
+	work += wcore_shard_run_msgs(shard, budget);
+	work += wcore_shard_run_pollers(shard);
+	wcore_shard_sweep(shard);
+	wcore_count(&shard->stats.loops, 1);
 	return work;
 }
 
@@ -107,7 +107,7 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
 static bool shard_prepare_sleep(struct wharf_shard *shard)
 {
 	atomic_store_explicit(&shard->sleeping, 1, memory_order_seq_cst);
-	return !wharf_ring_pending(&shard->ring) &&
+	return !wcore_ring_pending(&shard->ring) &&
 	       !atomic_load_explicit(&shard->stop, memory_order_acquire);
 }
 
@@ -116,25 +116,25 @@ static void shard_sleep(struct wharf_shard *shard)
 	struct epoll_event ev[WHARF_EPOLL_BATCH];
 	int n;
 
-	if (!shard_prepare_sleep(shard) || wharf_shard_arm_pollers(shard)) {
+	if (!shard_prepare_sleep(shard) || wcore_shard_arm_pollers(shard)) {
 		atomic_store_explicit(&shard->sleeping, 0,
 				      memory_order_relaxed);
 		/* A sender between claim and publish: give it the CPU. */
-		if (wharf_ring_pending(&shard->ring) &&
-		    !wharf_ring_ready(&shard->ring))
+		if (wcore_ring_pending(&shard->ring) &&
+		    !wcore_ring_ready(&shard->ring))
 			sched_yield();
 		return;
 	}
-	wharf_count(&shard->stats.sleeps, 1);
+	wcore_count(&shard->stats.sleeps, 1);
 	urcu_qsbr_thread_offline();
 	n = epoll_wait(shard->epfd, ev, WHARF_EPOLL_BATCH,
 		       wharf_shard_timeout_ms(shard));
 	urcu_qsbr_thread_online();
 	atomic_store_explicit(&shard->sleeping, 0, memory_order_relaxed);
 	if (n > 0) {
-		shard->now_ns = wharf_now_ns();
-		wharf_shard_dispatch_fds(shard, ev, n);
-		wharf_shard_sweep(shard);
+		shard->now_ns = wcore_now_ns();
+		wcore_shard_dispatch_fds(shard, ev, n);
+		wcore_shard_sweep(shard);
 	}
 }
 
@@ -142,7 +142,7 @@ static void shard_loop(struct wharf_shard *shard)
 {
 	const struct wharf_ctx_opts *opts = &shard->ctx->opts;
 	uint64_t spin_ns = (uint64_t)opts->adaptive_spin_us * 1000;
-	uint64_t last_work = wharf_now_ns();
+	uint64_t last_work = wcore_now_ns();
 	unsigned busy_iterations = 0;
 
 	while (!atomic_load_explicit(&shard->stop, memory_order_acquire)) {
@@ -171,7 +171,7 @@ static void shard_loop(struct wharf_shard *shard)
 			if (shard->now_ns - last_work < spin_ns)
 				break;
 			shard_sleep(shard);
-			last_work = wharf_now_ns();
+			last_work = wcore_now_ns();
 			break;
 		case WHARF_POLL_EVENT:
 			shard_sleep(shard);
@@ -179,9 +179,9 @@ static void shard_loop(struct wharf_shard *shard)
 		}
 	}
 	/* Stopping: senders now get -ESHUTDOWN; run what they queued. */
-	while (wharf_shard_run_msgs(shard, WHARF_LOOP_BUDGET))
+	while (wcore_shard_run_msgs(shard, WHARF_LOOP_BUDGET))
 		urcu_qsbr_quiescent_state();
-	wharf_shard_sweep(shard);
+	wcore_shard_sweep(shard);
 }
 
 static void shard_started(struct wharf_shard *shard, int err)
@@ -196,7 +196,7 @@ static void shard_started(struct wharf_shard *shard, int err)
 	pthread_mutex_unlock(&ctx->start_lock);
 }
 
-void *wharf_shard_thread(void *arg)
+void *wcore_shard_thread(void *arg)
 {
 	struct wharf_shard *shard = arg;
 	char name[16];
@@ -272,7 +272,7 @@ int wharf_shard_poll(struct wharf_shard *shard, unsigned budget)
 
 	/* Leave the fd readable if work remains, else arm the wake-up. */
 	if (!shard_prepare_sleep(shard) || work >= budget)
-		wharf_shard_kick(shard);
+		wcore_shard_kick(shard);
 	tls_current = NULL;
 	urcu_qsbr_thread_offline();
 	atomic_store_explicit(&shard->polling, 0, memory_order_release);

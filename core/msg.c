@@ -16,7 +16,7 @@
 
 #include "core/shard.h"
 
-void wharf_shard_kick(struct wharf_shard *shard)
+void wcore_shard_kick(struct wharf_shard *shard)
 {
 	uint64_t one = 1;
 
@@ -33,7 +33,7 @@ int wharf_shard_send(struct wharf_shard *shard, wharf_msg_fn fn, void *arg)
 		return -EINVAL;
 	if (atomic_load_explicit(&shard->ctx->closing, memory_order_acquire))
 		return -ESHUTDOWN;
-	err = wharf_ring_push(&shard->ring, fn, arg);
+	err = wcore_ring_push(&shard->ring, fn, arg);
 	if (err) {
 		atomic_fetch_add_explicit(&shard->send_full, 1,
 					  memory_order_relaxed);
@@ -44,20 +44,20 @@ int wharf_shard_send(struct wharf_shard *shard, wharf_msg_fn fn, void *arg)
 				     memory_order_relaxed)) {
 		atomic_fetch_add_explicit(&shard->wakeups, 1,
 					  memory_order_relaxed);
-		wharf_shard_kick(shard);
+		wcore_shard_kick(shard);
 	}
 	return 0;
 }
 
-unsigned wharf_shard_run_msgs(struct wharf_shard *shard, unsigned budget)
+unsigned wcore_shard_run_msgs(struct wharf_shard *shard, unsigned budget)
 {
 	unsigned n = 0;
-	wharf_ring_fn fn;
+	wcore_ring_fn fn;
 	void *arg;
 
-	while (n < budget && wharf_ring_pop(&shard->ring, &fn, &arg)) {
+	while (n < budget && wcore_ring_pop(&shard->ring, &fn, &arg)) {
 		fn(shard, arg);
-		wharf_count(&shard->stats.msgs, 1);
+		wcore_count(&shard->stats.msgs, 1);
 		n++;
 	}
 	return n;

@@ -22,7 +22,7 @@
  * a zeroed struct of `dst_size` bytes.  NULL `src` leaves `dst` all-default.
  * Returns 0 or -EINVAL; on success dst's size field is dst_size.
  */
-static inline int wharf_opts_copy(void *dst, size_t dst_size, const void *src)
+static inline int wcore_opts_copy(void *dst, size_t dst_size, const void *src)
 {
 	size_t src_size;
 
@@ -44,7 +44,7 @@ static inline int wharf_opts_copy(void *dst, size_t dst_size, const void *src)
  * Copies the library's output struct `src` (`src_size` bytes) into the
  * caller's `dst`, whose first field holds its size.  Returns 0 or -EINVAL.
  */
-static inline int wharf_out_copy(void *dst, const void *src, size_t src_size)
+static inline int wcore_out_copy(void *dst, const void *src, size_t src_size)
 {
 	size_t dst_size;
 

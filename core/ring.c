@@ -4,12 +4,12 @@
 
 #include "core/ring.h"
 
-size_t wharf_ring_slots_size(size_t depth)
+size_t wcore_ring_slots_size(size_t depth)
 {
-	return depth * sizeof(struct wharf_ring_slot);
+	return depth * sizeof(struct wcore_ring_slot);
 }
 
-void wharf_ring_init(struct wharf_ring *ring, void *slots, size_t depth)
+void wcore_ring_init(struct wcore_ring *ring, void *slots, size_t depth)
 {
 	ring->slots = slots;
 	ring->mask = depth - 1;
@@ -22,10 +22,10 @@ void wharf_ring_init(struct wharf_ring *ring, void *slots, size_t depth)
 	atomic_init(&ring->tail, 0);
 }
 
-int wharf_ring_push(struct wharf_ring *ring, wharf_ring_fn fn, void *arg)
+int wcore_ring_push(struct wcore_ring *ring, wcore_ring_fn fn, void *arg)
 {
 	size_t pos = atomic_load_explicit(&ring->tail, memory_order_relaxed);
-	struct wharf_ring_slot *slot;
+	struct wcore_ring_slot *slot;
 
 	for (;;) {
 		slot = &ring->slots[pos & ring->mask];
@@ -55,24 +55,24 @@ int wharf_ring_push(struct wharf_ring *ring, wharf_ring_fn fn, void *arg)
 	return 0;
 }
 
-bool wharf_ring_ready(const struct wharf_ring *ring)
+bool wcore_ring_ready(const struct wcore_ring *ring)
 {
-	const struct wharf_ring_slot *slot =
+	const struct wcore_ring_slot *slot =
 		&ring->slots[ring->head & ring->mask];
 
 	return atomic_load_explicit(&slot->seq, memory_order_acquire) ==
 	       ring->head + 1;
 }
 
-bool wharf_ring_pending(const struct wharf_ring *ring)
+bool wcore_ring_pending(const struct wcore_ring *ring)
 {
 	return atomic_load_explicit(&ring->tail, memory_order_seq_cst) !=
 	       ring->head;
 }
 
-bool wharf_ring_pop(struct wharf_ring *ring, wharf_ring_fn *fn, void **arg)
+bool wcore_ring_pop(struct wcore_ring *ring, wcore_ring_fn *fn, void **arg)
 {
-	struct wharf_ring_slot *slot = &ring->slots[ring->head & ring->mask];
+	struct wcore_ring_slot *slot = &ring->slots[ring->head & ring->mask];
 
 	if (atomic_load_explicit(&slot->seq, memory_order_acquire) !=
 	    ring->head + 1)

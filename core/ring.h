@@ -22,11 +22,11 @@
 struct wharf_shard;
 
 /* Same type as wharf_msg_fn in <wharf/core.h>. */
-typedef void (*wharf_ring_fn)(struct wharf_shard *shard, void *arg);
+typedef void (*wcore_ring_fn)(struct wharf_shard *shard, void *arg);
 
-struct wharf_ring_slot {
+struct wcore_ring_slot {
 	_Atomic size_t seq;
-	wharf_ring_fn fn;
+	wcore_ring_fn fn;
 	void *arg;
 };
 
@@ -34,27 +34,27 @@ struct wharf_ring_slot {
  * One cache line per writer: `head` changes with every message taken, so
  * the fields producers read on every push must not share its line.
  */
-struct wharf_ring {
-	alignas(64) struct wharf_ring_slot *slots; /* read-only after init */
+struct wcore_ring {
+	alignas(64) struct wcore_ring_slot *slots; /* read-only after init */
 	size_t mask;
 	alignas(64) _Atomic size_t tail; /* producers */
 	alignas(64) size_t head;	 /* consumer only */
 };
 
 /* Bytes of slot memory for @depth (a power of two >= 2). */
-size_t wharf_ring_slots_size(size_t depth);
+size_t wcore_ring_slots_size(size_t depth);
 
 /* Sets up @ring over caller-provided @slots memory for @depth slots. */
-void wharf_ring_init(struct wharf_ring *ring, void *slots, size_t depth);
+void wcore_ring_init(struct wcore_ring *ring, void *slots, size_t depth);
 
 /* Producer, any thread: 0, or -EAGAIN when the ring is full. */
-int wharf_ring_push(struct wharf_ring *ring, wharf_ring_fn fn, void *arg);
+int wcore_ring_push(struct wcore_ring *ring, wcore_ring_fn fn, void *arg);
 
 /* Consumer: takes the oldest published message; false when none is. */
-bool wharf_ring_pop(struct wharf_ring *ring, wharf_ring_fn *fn, void **arg);
+bool wcore_ring_pop(struct wcore_ring *ring, wcore_ring_fn *fn, void **arg);
 
 /* Consumer: whether the oldest position holds a published message. */
-bool wharf_ring_ready(const struct wharf_ring *ring);
+bool wcore_ring_ready(const struct wcore_ring *ring);
 
 /*
  * Consumer: whether any position has been claimed and not consumed, even if
@@ -62,6 +62,6 @@ bool wharf_ring_ready(const struct wharf_ring *ring);
  * successful push updates with a seq_cst CAS: see msg.c for the wake-up
  * protocol built on that.
  */
-bool wharf_ring_pending(const struct wharf_ring *ring);
+bool wcore_ring_pending(const struct wcore_ring *ring);
 
 #endif /* WHARF_CORE_RING_H */

@@ -48,15 +48,15 @@ struct wharf_poller {
 };
 
 struct wharf_timer {
-	struct wharf_heap_node node; /* deadline + heap position */
+	struct wcore_heap_node node; /* deadline + heap position */
 	struct wharf_shard *shard;
 	wharf_timer_fn fn;
 	void *arg;
-	struct wharf_list link; /* on shard->timer_list */
+	struct wcore_list link; /* on shard->timer_list */
 };
 
 /* Written by the owner only; atomics so that snapshots are race-free. */
-struct wharf_shard_counters {
+struct wcore_shard_counters {
 	_Atomic uint64_t loops;
 	_Atomic uint64_t msgs;
 	_Atomic uint64_t sleeps;
@@ -67,7 +67,7 @@ struct wharf_shard_counters {
 	_Atomic uint64_t watches;
 };
 
-enum wharf_shard_state {
+enum wcore_shard_state {
 	WHARF_SHARD_NEW,     /* created, thread not started */
 	WHARF_SHARD_RUNNING, /* thread in its loop (or app-driven) */
 	WHARF_SHARD_FAILED,  /* thread could not bind or register */
@@ -76,7 +76,7 @@ enum wharf_shard_state {
 
 struct wharf_shard {
 	/* Senders. */
-	struct wharf_ring ring;
+	struct wcore_ring ring;
 	alignas(64) _Atomic int sleeping; /* owner may block: wake it */
 	_Atomic uint64_t send_full;
 	_Atomic uint64_t wakeups;
@@ -94,18 +94,18 @@ struct wharf_shard {
 	/* Control. */
 	_Atomic bool stop;
 	_Atomic int polling; /* app-driven: a thread is in wharf_shard_poll */
-	enum wharf_shard_state state; /* under ctx->start_lock */
+	enum wcore_shard_state state; /* under ctx->start_lock */
 	int start_err;
 
 	/* Owner only. */
-	alignas(64) struct wharf_heap timers;
-	struct wharf_list timer_list; /* every timer, armed or not */
+	alignas(64) struct wcore_heap timers;
+	struct wcore_list timer_list; /* every timer, armed or not */
 	struct wharf_watch *watch_list;
 	struct wharf_watch *dead_watches;
 	struct wharf_poller *pollers;
 	bool dead_pollers;
 	uint64_t now_ns;
-	struct wharf_shard_counters stats;
+	struct wcore_shard_counters stats;
 };
 
 struct wharf_ctx {
@@ -122,13 +122,13 @@ struct wharf_ctx {
 };
 
 /* The shard the calling thread is running, or NULL (thread-local). */
-void wharf_shard_set_current(struct wharf_shard *shard);
+void wcore_shard_set_current(struct wharf_shard *shard);
 
 /* 0 when the caller may touch @shard's owner-only state, else -EPERM. */
-int wharf_shard_check_owner(const struct wharf_shard *shard);
+int wcore_shard_check_owner(const struct wharf_shard *shard);
 
 /* Owner-only counter increment (single writer, atomic for readers). */
-static inline void wharf_count(_Atomic uint64_t *counter, uint64_t n)
+static inline void wcore_count(_Atomic uint64_t *counter, uint64_t n)
 {
 	atomic_store_explicit(
 		counter,
@@ -137,28 +137,28 @@ static inline void wharf_count(_Atomic uint64_t *counter, uint64_t n)
 }
 
 /* Monotonic clock in nanoseconds. */
-uint64_t wharf_now_ns(void);
+uint64_t wcore_now_ns(void);
 
 /* msg.c */
-unsigned wharf_shard_run_msgs(struct wharf_shard *shard, unsigned budget);
-void wharf_shard_kick(struct wharf_shard *shard);
+unsigned wcore_shard_run_msgs(struct wharf_shard *shard, unsigned budget);
+void wcore_shard_kick(struct wharf_shard *shard);
 
 /* timer.c */
-unsigned wharf_shard_run_timers(struct wharf_shard *shard, unsigned budget);
-void wharf_shard_free_timers(struct wharf_shard *shard);
+unsigned wcore_shard_run_timers(struct wharf_shard *shard, unsigned budget);
+void wcore_shard_free_timers(struct wharf_shard *shard);
 
 /* watch.c */
-unsigned wharf_shard_dispatch_fds(struct wharf_shard *shard, const void *events,
+unsigned wcore_shard_dispatch_fds(struct wharf_shard *shard, const void *events,
 				  int n);
-unsigned wharf_shard_run_pollers(struct wharf_shard *shard);
-int wharf_shard_arm_pollers(struct wharf_shard *shard);
-void wharf_shard_sweep(struct wharf_shard *shard);
-void wharf_shard_free_watches(struct wharf_shard *shard);
+unsigned wcore_shard_run_pollers(struct wharf_shard *shard);
+int wcore_shard_arm_pollers(struct wharf_shard *shard);
+void wcore_shard_sweep(struct wharf_shard *shard);
+void wcore_shard_free_watches(struct wharf_shard *shard);
 
 /* loop.c */
-void *wharf_shard_thread(void *shard);
+void *wcore_shard_thread(void *shard);
 
 /* log.c */
-enum wharf_log_level wharf_log_effective(enum wharf_log_level level);
+enum wharf_log_level wcore_log_effective(enum wharf_log_level level);
 
 #endif /* WHARF_CORE_SHARD_H */

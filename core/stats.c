@@ -12,7 +12,7 @@ static uint64_t get(const _Atomic uint64_t *counter)
 int wharf_shard_stats(const struct wharf_shard *shard,
 		      struct wharf_shard_stats *out)
 {
-	const struct wharf_shard_counters *c;
+	const struct wcore_shard_counters *c;
 	struct wharf_shard_stats s;
 
 	if (!shard || !out)
@@ -31,5 +31,5 @@ int wharf_shard_stats(const struct wharf_shard *shard,
 		.timers_armed = get(&c->timers_armed),
 		.watches = get(&c->watches),
 	};
-	return wharf_out_copy(out, &s, sizeof(s));
+	return wcore_out_copy(out, &s, sizeof(s));
 }

@@ -11,17 +11,17 @@ int wharf_timer_create(struct wharf_shard *shard, wharf_timer_fn fn, void *arg,
 
 	if (!shard || !fn || !out)
 		return -EINVAL;
-	err = wharf_shard_check_owner(shard);
+	err = wcore_shard_check_owner(shard);
 	if (err)
 		return err;
 	timer = wharf_numa_alloc(shard->arena, sizeof(*timer), 0, true);
 	if (!timer)
 		return -ENOMEM;
-	wharf_heap_node_init(&timer->node);
+	wcore_heap_node_init(&timer->node);
 	timer->shard = shard;
 	timer->fn = fn;
 	timer->arg = arg;
-	wharf_list_add_head(&shard->timer_list, &timer->link);
+	wcore_list_add_head(&shard->timer_list, &timer->link);
 	*out = timer;
 	return 0;
 }
@@ -30,8 +30,8 @@ static void disarm(struct wharf_timer *timer)
 {
 	struct wharf_shard *shard = timer->shard;
 
-	wharf_heap_remove(&shard->timers, &timer->node);
-	wharf_count(&shard->stats.timers_armed, (uint64_t)-1);
+	wcore_heap_remove(&shard->timers, &timer->node);
+	wcore_count(&shard->stats.timers_armed, (uint64_t)-1);
 }
 
 int wharf_timer_arm(struct wharf_timer *timer, uint64_t delay_ns)
@@ -43,18 +43,18 @@ int wharf_timer_arm(struct wharf_timer *timer, uint64_t delay_ns)
 	if (!timer)
 		return -EINVAL;
 	shard = timer->shard;
-	err = wharf_shard_check_owner(shard);
+	err = wcore_shard_check_owner(shard);
 	if (err)
 		return err;
-	if (wharf_heap_node_queued(&timer->node))
+	if (wcore_heap_node_queued(&timer->node))
 		disarm(timer);
-	deadline = wharf_now_ns();
+	deadline = wcore_now_ns();
 	deadline = delay_ns > UINT64_MAX - deadline ? UINT64_MAX
 						    : deadline + delay_ns;
-	err = wharf_heap_insert(&shard->timers, &timer->node, deadline);
+	err = wcore_heap_insert(&shard->timers, &timer->node, deadline);
 	if (err)
 		return err;
-	wharf_count(&shard->stats.timers_armed, 1);
+	wcore_count(&shard->stats.timers_armed, 1);
 	return 0;
 }
 
@@ -64,10 +64,10 @@ int wharf_timer_cancel(struct wharf_timer *timer)
 
 	if (!timer)
 		return -EINVAL;
-	err = wharf_shard_check_owner(timer->shard);
+	err = wcore_shard_check_owner(timer->shard);
 	if (err)
 		return err;
-	if (!wharf_heap_node_queued(&timer->node))
+	if (!wcore_heap_node_queued(&timer->node))
 		return 0;
 	disarm(timer);
 	return 1;
@@ -75,7 +75,7 @@ int wharf_timer_cancel(struct wharf_timer *timer)
 
 bool wharf_timer_armed(const struct wharf_timer *timer)
 {
-	return timer && wharf_heap_node_queued(&timer->node);
+	return timer && wcore_heap_node_queued(&timer->node);
 }
 
 int wharf_timer_destroy(struct wharf_timer *timer)
@@ -84,24 +84,24 @@ int wharf_timer_destroy(struct wharf_timer *timer)
 
 	if (!timer)
 		return 0;
-	err = wharf_shard_check_owner(timer->shard);
+	err = wcore_shard_check_owner(timer->shard);
 	if (err)
 		return err;
-	if (wharf_heap_node_queued(&timer->node))
+	if (wcore_heap_node_queued(&timer->node))
 		disarm(timer);
-	wharf_list_del(&timer->link);
+	wcore_list_del(&timer->link);
 	wharf_numa_free(timer->shard->arena, timer);
 	return 0;
 }
 
 int wharf_shard_timeout_ms(struct wharf_shard *shard)
 {
-	struct wharf_heap_node *first = wharf_heap_min(&shard->timers);
+	struct wcore_heap_node *first = wcore_heap_min(&shard->timers);
 	uint64_t now, wait_ns, ms;
 
 	if (!first)
 		return -1;
-	now = wharf_now_ns();
+	now = wcore_now_ns();
 	if (first->deadline <= now)
 		return 0;
 	wait_ns = first->deadline - now;
@@ -109,12 +109,12 @@ int wharf_shard_timeout_ms(struct wharf_shard *shard)
 	return ms > INT32_MAX ? INT32_MAX : (int)ms;
 }
 
-unsigned wharf_shard_run_timers(struct wharf_shard *shard, unsigned budget)
+unsigned wcore_shard_run_timers(struct wharf_shard *shard, unsigned budget)
 {
-	struct wharf_heap_node *first;
+	struct wcore_heap_node *first;
 	unsigned n = 0;
 
-	while (n < budget && (first = wharf_heap_min(&shard->timers)) &&
+	while (n < budget && (first = wcore_heap_min(&shard->timers)) &&
 	       first->deadline <= shard->now_ns) {
 		struct wharf_timer *timer = (struct wharf_timer *)first;
 
@@ -124,18 +124,18 @@ unsigned wharf_shard_run_timers(struct wharf_shard *shard, unsigned budget)
 		n++;
 	}
 	if (n)
-		wharf_count(&shard->stats.timers_fired, n);
+		wcore_count(&shard->stats.timers_fired, n);
 	return n;
 }
 
-void wharf_shard_free_timers(struct wharf_shard *shard)
+void wcore_shard_free_timers(struct wharf_shard *shard)
 {
 	struct wharf_timer *timer;
 
-	wharf_heap_fini(&shard->timers); /* touches the armed timers */
-	while ((timer = wharf_list_first_entry(&shard->timer_list,
+	wcore_heap_fini(&shard->timers); /* touches the armed timers */
+	while ((timer = wcore_list_first_entry(&shard->timer_list,
 					       struct wharf_timer, link))) {
-		wharf_list_del(&timer->link);
+		wcore_list_del(&timer->link);
 		wharf_numa_free(shard->arena, timer);
 	}
 	atomic_store_explicit(&shard->stats.timers_armed, 0,

@@ -4,23 +4,23 @@
 
 #include "core/timer_heap.h"
 
-static bool before(const struct wharf_heap_node *a,
-		   const struct wharf_heap_node *b)
+static bool before(const struct wcore_heap_node *a,
+		   const struct wcore_heap_node *b)
 {
 	return a->deadline < b->deadline ||
 	       (a->deadline == b->deadline && a->seq < b->seq);
 }
 
-static void place(struct wharf_heap *heap, size_t i,
-		  struct wharf_heap_node *node)
+static void place(struct wcore_heap *heap, size_t i,
+		  struct wcore_heap_node *node)
 {
 	heap->nodes[i] = node;
 	node->index = i;
 }
 
-static void sift_up(struct wharf_heap *heap, size_t i)
+static void sift_up(struct wcore_heap *heap, size_t i)
 {
-	struct wharf_heap_node *node = heap->nodes[i];
+	struct wcore_heap_node *node = heap->nodes[i];
 
 	while (i > 0) {
 		size_t parent = (i - 1) / 2;
@@ -33,9 +33,9 @@ static void sift_up(struct wharf_heap *heap, size_t i)
 	place(heap, i, node);
 }
 
-static void sift_down(struct wharf_heap *heap, size_t i)
+static void sift_down(struct wcore_heap *heap, size_t i)
 {
-	struct wharf_heap_node *node = heap->nodes[i];
+	struct wcore_heap_node *node = heap->nodes[i];
 
 	for (;;) {
 		size_t child = 2 * i + 1;
@@ -53,7 +53,7 @@ static void sift_down(struct wharf_heap *heap, size_t i)
 	place(heap, i, node);
 }
 
-void wharf_heap_init(struct wharf_heap *heap)
+void wcore_heap_init(struct wcore_heap *heap)
 {
 	heap->nodes = NULL;
 	heap->len = 0;
@@ -61,20 +61,20 @@ void wharf_heap_init(struct wharf_heap *heap)
 	heap->next_seq = 0;
 }
 
-void wharf_heap_fini(struct wharf_heap *heap)
+void wcore_heap_fini(struct wcore_heap *heap)
 {
 	for (size_t i = 0; i < heap->len; i++)
 		heap->nodes[i]->index = WHARF_HEAP_NONE;
 	free(heap->nodes);
-	wharf_heap_init(heap);
+	wcore_heap_init(heap);
 }
 
-int wharf_heap_insert(struct wharf_heap *heap, struct wharf_heap_node *node,
+int wcore_heap_insert(struct wcore_heap *heap, struct wcore_heap_node *node,
 		      uint64_t deadline)
 {
 	if (heap->len == heap->cap) {
 		size_t cap = heap->cap ? heap->cap * 2 : 16;
-		struct wharf_heap_node **nodes =
+		struct wcore_heap_node **nodes =
 			realloc(heap->nodes, cap * sizeof(*nodes));
 
 		if (!nodes)
@@ -90,10 +90,10 @@ int wharf_heap_insert(struct wharf_heap *heap, struct wharf_heap_node *node,
 	return 0;
 }
 
-void wharf_heap_remove(struct wharf_heap *heap, struct wharf_heap_node *node)
+void wcore_heap_remove(struct wcore_heap *heap, struct wcore_heap_node *node)
 {
 	size_t i = node->index;
-	struct wharf_heap_node *last = heap->nodes[--heap->len];
+	struct wcore_heap_node *last = heap->nodes[--heap->len];
 
 	node->index = WHARF_HEAP_NONE;
 	if (last == node)

@@ -13,41 +13,41 @@
 
 #define WHARF_HEAP_NONE SIZE_MAX
 
-struct wharf_heap_node {
+struct wcore_heap_node {
 	uint64_t deadline;
 	uint64_t seq;
 	size_t index; /* WHARF_HEAP_NONE when not in a heap */
 };
 
-struct wharf_heap {
-	struct wharf_heap_node **nodes;
+struct wcore_heap {
+	struct wcore_heap_node **nodes;
 	size_t len;
 	size_t cap;
 	uint64_t next_seq;
 };
 
-void wharf_heap_init(struct wharf_heap *heap);
-void wharf_heap_fini(struct wharf_heap *heap);
+void wcore_heap_init(struct wcore_heap *heap);
+void wcore_heap_fini(struct wcore_heap *heap);
 
-static inline void wharf_heap_node_init(struct wharf_heap_node *node)
+static inline void wcore_heap_node_init(struct wcore_heap_node *node)
 {
 	node->index = WHARF_HEAP_NONE;
 }
 
-static inline bool wharf_heap_node_queued(const struct wharf_heap_node *node)
+static inline bool wcore_heap_node_queued(const struct wcore_heap_node *node)
 {
 	return node->index != WHARF_HEAP_NONE;
 }
 
 /* Inserts @node (not queued) with @deadline: 0 or -ENOMEM. */
-int wharf_heap_insert(struct wharf_heap *heap, struct wharf_heap_node *node,
+int wcore_heap_insert(struct wcore_heap *heap, struct wcore_heap_node *node,
 		      uint64_t deadline);
 
 /* Removes queued @node. */
-void wharf_heap_remove(struct wharf_heap *heap, struct wharf_heap_node *node);
+void wcore_heap_remove(struct wcore_heap *heap, struct wcore_heap_node *node);
 
 /* The earliest node, or NULL when empty. */
-static inline struct wharf_heap_node *wharf_heap_min(const struct wharf_heap *h)
+static inline struct wcore_heap_node *wcore_heap_min(const struct wcore_heap *h)
 {
 	return h->len ? h->nodes[0] : NULL;
 }

@@ -50,7 +50,7 @@ int wharf_shard_watch(struct wharf_shard *shard, int fd, uint32_t events,
 
 	if (!shard || fd < 0 || !fn || (events & ~WATCH_EVENT_MASK))
 		return -EINVAL;
-	err = wharf_shard_check_owner(shard);
+	err = wcore_shard_check_owner(shard);
 	if (err)
 		return err;
 	w = wharf_numa_alloc(shard->arena, sizeof(*w), 0, true);
@@ -68,7 +68,7 @@ int wharf_shard_watch(struct wharf_shard *shard, int fd, uint32_t events,
 		return err;
 	}
 	list_add(&shard->watch_list, w);
-	wharf_count(&shard->stats.watches, 1);
+	wcore_count(&shard->stats.watches, 1);
 	if (out)
 		*out = w;
 	return 0;
@@ -81,7 +81,7 @@ int wharf_watch_modify(struct wharf_watch *w, uint32_t events)
 
 	if (!w || w->dead || (events & ~WATCH_EVENT_MASK))
 		return -EINVAL;
-	err = wharf_shard_check_owner(w->shard);
+	err = wcore_shard_check_owner(w->shard);
 	if (err)
 		return err;
 	if (epoll_ctl(w->shard->epfd, EPOLL_CTL_MOD, w->fd, &ev))
@@ -98,7 +98,7 @@ int wharf_watch_remove(struct wharf_watch *w)
 	if (!w || w->dead)
 		return -EINVAL;
 	shard = w->shard;
-	err = wharf_shard_check_owner(shard);
+	err = wcore_shard_check_owner(shard);
 	if (err)
 		return err;
 	/* Fails only if the caller already closed the fd: nothing to undo. */
@@ -106,11 +106,11 @@ int wharf_watch_remove(struct wharf_watch *w)
 	w->dead = true;
 	list_del(&shard->watch_list, w);
 	list_add(&shard->dead_watches, w);
-	wharf_count(&shard->stats.watches, (uint64_t)-1);
+	wcore_count(&shard->stats.watches, (uint64_t)-1);
 	return 0;
 }
 
-unsigned wharf_shard_dispatch_fds(struct wharf_shard *shard, const void *events,
+unsigned wcore_shard_dispatch_fds(struct wharf_shard *shard, const void *events,
 				  int n)
 {
 	const struct epoll_event *ev = events;
@@ -132,7 +132,7 @@ unsigned wharf_shard_dispatch_fds(struct wharf_shard *shard, const void *events,
 		handled++;
 	}
 	if (handled)
-		wharf_count(&shard->stats.fd_events, handled);
+		wcore_count(&shard->stats.fd_events, handled);
 	return handled;
 }
 
@@ -145,7 +145,7 @@ int wharf_shard_poller_add(struct wharf_shard *shard, wharf_poll_fn poll,
 
 	if (!shard || !poll)
 		return -EINVAL;
-	err = wharf_shard_check_owner(shard);
+	err = wcore_shard_check_owner(shard);
 	if (err)
 		return err;
 	p = wharf_numa_alloc(shard->arena, sizeof(*p), 0, true);
@@ -168,7 +168,7 @@ int wharf_poller_remove(struct wharf_poller *p)
 
 	if (!p || p->dead)
 		return -EINVAL;
-	err = wharf_shard_check_owner(p->shard);
+	err = wcore_shard_check_owner(p->shard);
 	if (err)
 		return err;
 	p->dead = true;
@@ -176,7 +176,7 @@ int wharf_poller_remove(struct wharf_poller *p)
 	return 0;
 }
 
-unsigned wharf_shard_run_pollers(struct wharf_shard *shard)
+unsigned wcore_shard_run_pollers(struct wharf_shard *shard)
 {
 	unsigned work = 0;
 
@@ -189,11 +189,11 @@ unsigned wharf_shard_run_pollers(struct wharf_shard *shard)
 			work += (unsigned)n;
 	}
 	if (work)
-		wharf_count(&shard->stats.poller_work, work);
+		wcore_count(&shard->stats.poller_work, work);
 	return work;
 }
 
-int wharf_shard_arm_pollers(struct wharf_shard *shard)
+int wcore_shard_arm_pollers(struct wharf_shard *shard)
 {
 	int pending = 0;
 
@@ -203,7 +203,7 @@ int wharf_shard_arm_pollers(struct wharf_shard *shard)
 	return pending;
 }
 
-void wharf_shard_sweep(struct wharf_shard *shard)
+void wcore_shard_sweep(struct wharf_shard *shard)
 {
 	while (shard->dead_watches) {
 		struct wharf_watch *w = shard->dead_watches;
@@ -226,7 +226,7 @@ void wharf_shard_sweep(struct wharf_shard *shard)
 	shard->dead_pollers = false;
 }
 
-void wharf_shard_free_watches(struct wharf_shard *shard)
+void wcore_shard_free_watches(struct wharf_shard *shard)
 {
 	while (shard->watch_list) {
 		struct wharf_watch *w = shard->watch_list;
@@ -237,6 +237,6 @@ void wharf_shard_free_watches(struct wharf_shard *shard)
 	for (struct wharf_poller *p = shard->pollers; p; p = p->next)
 		p->dead = true;
 	shard->dead_pollers = true;
-	wharf_shard_sweep(shard);
+	wcore_shard_sweep(shard);
 	atomic_store_explicit(&shard->stats.watches, 0, memory_order_relaxed);
 }

@@ -64,7 +64,7 @@ int wharf_numa_device_nodes(const struct wharf_numa *numa, const char *ibdev,
 
 int wharf_numa_bind_thread(const struct wharf_numa *numa, int cpu)
 {
-	const struct wharf_numa_cpu *c = wharf_numa_find_cpu(numa, cpu);
+	const struct wnuma_cpu *c = wnuma_find_cpu(numa, cpu);
 	hwloc_bitmap_t cpus, nodes;
 	int err = 0;
 

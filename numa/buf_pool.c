@@ -45,6 +45,14 @@ static void pool_free(struct wharf_numa_arena *arena, void *p)
 		free(p);
 }
 
+void wharf_buf_pool_opts_init(struct wharf_buf_pool_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_buf_pool_create(const struct wharf_buf_pool_opts *opts_in,
 			  struct wharf_buf_pool **out)
 {
@@ -55,7 +63,7 @@ int wharf_buf_pool_create(const struct wharf_buf_pool_opts *opts_in,
 
 	if (!opts_in || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	if (!opts.buf_size || !opts.count || opts.count > (UINT32_C(1) << 31) ||

@@ -49,6 +49,17 @@ struct wharf_numa_opts {
 };
 
 /**
+ * wharf_numa_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_numa_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_numa_open().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_numa_opts_init(struct wharf_numa_opts *opts);
+
+/**
  * wharf_numa_open - take a topology snapshot.
  * @opts: options, or NULL for this machine.  Not retained.
  * @out: receives the snapshot, owned by the caller (wharf_numa_close()).
@@ -318,6 +329,17 @@ struct wharf_buf_pool_opts {
 	/** ibv_access_flags for the MR; 0 = IBV_ACCESS_LOCAL_WRITE. */
 	int access;
 };
+
+/**
+ * wharf_buf_pool_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_buf_pool_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_buf_pool_create().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_buf_pool_opts_init(struct wharf_buf_pool_opts *opts);
 
 /**
  * wharf_buf_pool_create - allocate (and register) a pool; all buffers free.

@@ -23,9 +23,9 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-static uint64_t rank_key(const struct wharf_numa_cpu *c, uint64_t local)
+static uint64_t rank_key(const struct wnuma_cpu *c, uint64_t local)
 {
-	uint64_t remote = !wharf_numa_mask_has(local, c->node);
+	uint64_t remote = !wnuma_mask_has(local, c->node);
 
 	return (uint64_t)c->smt << 48 | remote << 47 | (uint64_t)c->node << 24 |
 	       (c->core & 0xffffff);
@@ -73,7 +73,7 @@ int wharf_numa_pick_shard(const struct wharf_numa_shard_load *shards,
 	for (size_t i = 0; i < nshards; i++) {
 		uint64_t cost = shards[i].load;
 
-		if (!wharf_numa_mask_has(local_nodes, shards[i].node))
+		if (!wnuma_mask_has(local_nodes, shards[i].node))
 			cost = cost > UINT64_MAX - remote_penalty
 				       ? UINT64_MAX
 				       : cost + remote_penalty;

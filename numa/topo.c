@@ -1,9 +1,10 @@
 /*
- * Topology discovery: one hwloc load, flattened into wharf_numa_cpu entries
+ * Topology discovery: one hwloc load, flattened into wnuma_cpu entries
  * (node, core, SMT rank per hardware thread), plus the queries on them.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/opts.h"
 #include "numa/topo.h"
@@ -15,7 +16,7 @@ static int neg_errno(void)
 
 static int cmp_cpu_os(const void *a, const void *b)
 {
-	const struct wharf_numa_cpu *x = a, *y = b;
+	const struct wnuma_cpu *x = a, *y = b;
 
 	return (x->os > y->os) - (x->os < y->os);
 }
@@ -60,7 +61,7 @@ static int flatten(struct wharf_numa *numa)
 		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(
 			topo, HWLOC_OBJ_CORE, pu);
 		int node = pu_node(topo, pu);
-		struct wharf_numa_cpu *c = &numa->cpus[numa->ncpus];
+		struct wnuma_cpu *c = &numa->cpus[numa->ncpus];
 
 		if (node < 0)
 			continue; /* a CPU without memory: unusable */
@@ -80,6 +81,14 @@ static int flatten(struct wharf_numa *numa)
 	return 0;
 }
 
+void wharf_numa_opts_init(struct wharf_numa_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_numa_open(const struct wharf_numa_opts *opts_in,
 		    struct wharf_numa **out)
 {
@@ -89,7 +98,7 @@ int wharf_numa_open(const struct wharf_numa_opts *opts_in,
 
 	if (!out)
 		return -EINVAL;
-	err = wharf_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	numa = calloc(1, sizeof(*numa));
@@ -156,7 +165,7 @@ unsigned wharf_numa_cpu_count(const struct wharf_numa *numa, uint64_t nodes)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < numa->ncpus; i++)
-		n += wharf_numa_mask_has(nodes, numa->cpus[i].node);
+		n += wnuma_mask_has(nodes, numa->cpus[i].node);
 	return n;
 }
 
@@ -166,7 +175,7 @@ unsigned wharf_numa_core_count(const struct wharf_numa *numa, uint64_t nodes)
 
 	for (unsigned i = 0; i < numa->ncpus; i++)
 		n += numa->cpus[i].smt == 0 &&
-		     wharf_numa_mask_has(nodes, numa->cpus[i].node);
+		     wnuma_mask_has(nodes, numa->cpus[i].node);
 	return n;
 }
 
@@ -187,17 +196,16 @@ int wharf_numa_node_cpus(const struct wharf_numa *numa, unsigned node,
 	return (int)n;
 }
 
-const struct wharf_numa_cpu *wharf_numa_find_cpu(const struct wharf_numa *numa,
-						 int os)
+const struct wnuma_cpu *wnuma_find_cpu(const struct wharf_numa *numa, int os)
 {
-	struct wharf_numa_cpu key = {.os = os};
+	struct wnuma_cpu key = {.os = os};
 
 	return bsearch(&key, numa->cpus, numa->ncpus, sizeof(key), cmp_cpu_os);
 }
 
 int wharf_numa_cpu_node(const struct wharf_numa *numa, int cpu)
 {
-	const struct wharf_numa_cpu *c = wharf_numa_find_cpu(numa, cpu);
+	const struct wnuma_cpu *c = wnuma_find_cpu(numa, cpu);
 
 	return c ? (int)c->node : -EINVAL;
 }

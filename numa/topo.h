@@ -12,7 +12,7 @@
 #include <wharf/numa.h>
 
 /* One hardware thread. */
-struct wharf_numa_cpu {
+struct wnuma_cpu {
 	int os;	       /* OS index */
 	unsigned node; /* logical index of its NUMA node */
 	unsigned core; /* logical index of its core */
@@ -25,15 +25,14 @@ struct wharf_numa {
 	unsigned nnodes;
 	int *node_os; /* [nnodes] OS index per node */
 	unsigned ncpus;
-	struct wharf_numa_cpu *cpus; /* [ncpus], increasing OS index */
+	struct wnuma_cpu *cpus; /* [ncpus], increasing OS index */
 };
 
 /* The snapshot entry of OS CPU @os, or NULL. */
-const struct wharf_numa_cpu *wharf_numa_find_cpu(const struct wharf_numa *numa,
-						 int os);
+const struct wnuma_cpu *wnuma_find_cpu(const struct wharf_numa *numa, int os);
 
 /* Whether node @node is in @mask (0 = all nodes). */
-static inline bool wharf_numa_mask_has(uint64_t mask, unsigned node)
+static inline bool wnuma_mask_has(uint64_t mask, unsigned node)
 {
 	if (!mask)
 		return true;

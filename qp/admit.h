@@ -5,8 +5,9 @@
  * number of messages its peer may have in flight toward it (what the cm
  * layer advertises, e.g. NVMe-oF's crqsize).  A reserve is never handed
  * out, so connect and control messages still find a buffer when every
- * admitted peer uses all its credits and the application holds them (SPDK
- * issue #2180).  A new QP is admitted while
+ * admitted peer uses all its credits and the application holds them (a
+ * target without a reserve cannot even connect then).  A new QP is
+ * admitted while
  *
  *     admitted + credits <= depth - reserve.
  *

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <semaphore.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/opts.h"
@@ -221,6 +222,14 @@ static void watch_msg_fn(struct wharf_shard *shard, void *arg)
 	wqp_dev_put(dev);
 }
 
+void wharf_qp_dev_opts_init(struct wharf_qp_dev_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_qp_dev_open(struct wharf_ctx *ctx, struct ibv_context *verbs,
 		      const struct wharf_qp_dev_opts *opts_in,
 		      struct wharf_qp_dev **out)
@@ -231,7 +240,7 @@ int wharf_qp_dev_open(struct wharf_ctx *ctx, struct ibv_context *verbs,
 
 	if (!ctx || !verbs || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	if (opts.async_shard >= wharf_ctx_shard_count(ctx))

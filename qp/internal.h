@@ -62,7 +62,7 @@ struct wharf_qp_dev {
 
 /* A doubly linked list of QPs (free, quarantine, closing). */
 struct wqp_list {
-	struct wharf_list head; /* of wharf_qp.link, oldest first */
+	struct wcore_list head; /* of wharf_qp.link, oldest first */
 	uint32_t len;
 };
 
@@ -108,7 +108,7 @@ struct wharf_qp {
 	struct wqp_wrq cancel; /* cancelled by close, to complete */
 	struct wharf_qp *dirty_next;
 	struct wharf_qp *reap_next;
-	struct wharf_list link; /* on the wqp_list named by .list */
+	struct wcore_list link; /* on the wqp_list named by .list */
 	struct wharf_buf_pool *rq_bufs;
 	struct wharf_qp_ops ops;
 	void *arg;

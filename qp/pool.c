@@ -22,25 +22,25 @@
 
 void wqp_list_init(struct wqp_list *l)
 {
-	wharf_list_init(&l->head);
+	wcore_list_init(&l->head);
 	l->len = 0;
 }
 
 struct wharf_qp *wqp_list_first(const struct wqp_list *l)
 {
-	return wharf_list_first_entry(&l->head, struct wharf_qp, link);
+	return wcore_list_first_entry(&l->head, struct wharf_qp, link);
 }
 
 void wqp_list_push(struct wqp_list *l, enum wqp_list_id id, struct wharf_qp *qp)
 {
 	qp->list = id;
-	wharf_list_add_tail(&l->head, &qp->link);
+	wcore_list_add_tail(&l->head, &qp->link);
 	l->len++;
 }
 
 void wqp_list_del(struct wqp_list *l, struct wharf_qp *qp)
 {
-	wharf_list_del(&qp->link);
+	wcore_list_del(&qp->link);
 	qp->list = WQP_IN_NONE;
 	l->len--;
 }
@@ -84,7 +84,7 @@ int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
 	if (!qp)
 		return -ENOMEM;
 	qp->res = res;
-	wharf_list_init(&qp->link);
+	wcore_list_init(&qp->link);
 	qp->life = WQP_LIFE_FREE;
 	qp->vstate = IBV_QPS_RESET;
 	qp->sq_depth = sq_depth;

@@ -25,6 +25,14 @@ static int admit(struct wharf_qp_res *res, uint32_t credits)
 	return short_by ? -EBUSY : 0;
 }
 
+void wharf_qp_opts_init(struct wharf_qp_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 		  struct wharf_qp **out)
 {
@@ -38,12 +46,12 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 
 	if (!res || !in || !out)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), in);
+	err = wcore_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.ops)
 		return -EINVAL;
-	err = wharf_opts_copy(&ops, sizeof(ops), o.ops);
+	err = wcore_opts_copy(&ops, sizeof(ops), o.ops);
 	if (err)
 		return err;
 	if (o.min_rnr_timer > 31)

@@ -1,107 +1,66 @@
 /*
  * wharf qp: queue pairs, shared receive queues and completion queues.
+ * (Design and reasoning: docs/design/qp.md.)
  *
  * Three objects, each owned by exactly one thread:
  *
- *  - wharf_qp_dev: one per RDMA device (ibv_context) per context.  Holds the
- *    protection domain and the device attributes, and reads the device's
- *    asynchronous events (context->async_fd) on one shard, the "async
- *    shard".  QP and SRQ events are forwarded with wharf_shard_send() to the
- *    shard that owns the QP/SRQ, carrying (resource id, QP number,
- *    generation) and never a raw pointer: a message that arrives after the
- *    QP was recycled or destroyed is dropped.  The reader acknowledges each
- *    event before returning, so ibv_destroy_qp()/ibv_destroy_srq() on an
- *    owner shard never waits for it for long.
+ *  - wharf_qp_dev: one per RDMA device (ibv_context) per context: the
+ *    protection domain, the device attributes, and the reader of the
+ *    device's asynchronous events on one shard, which forwards each QP or
+ *    SRQ event to the shard that owns it (a late event for a QP that was
+ *    recycled or destroyed is dropped).
  *
- *  - wharf_qp_res: one per (shard, device).  A completion queue with a
- *    completion channel, driven both ways the shard supports: a poller
- *    (busy polling; its arm function calls ibv_req_notify_cq() before the
- *    shard sleeps) and a watch on the channel fd (event mode).  The CQ is
- *    sized for the SRQ plus every active QP's send (and private receive)
- *    queue; it grows with ibv_resize_cq() before a new QP could overrun it,
- *    and wharf_qp_take() fails with -ENOSPC when it cannot grow.  A shared
- *    receive queue (default depth 1024, as nvmet's per-vector SRQ) filled
- *    from a registered wharf_buf_pool on the shard's NUMA arena, reposted in
- *    batches; its limit is armed so IBV_EVENT_SRQ_LIMIT_REACHED triggers a
- *    refill.  A pool of QPs pre-created in RESET, refilled in the background
- *    by a timer on the owning shard.  A shard-local map from QP number to
- *    wharf_qp demultiplexes completions (all QPs on a shard's CQ belong to
- *    that shard, so no RCU or lock is needed).
+ *  - wharf_qp_res: one per (shard, device): a completion queue (polled by
+ *    the shard, armed before it sleeps; it grows before a new QP could
+ *    overrun it, and wharf_qp_take() fails with -ENOSPC when it cannot), a
+ *    shared receive queue filled from registered buffers on the shard's
+ *    NUMA node, and a pool of QPs pre-created in RESET.
  *
  *  - wharf_qp: one RC QP on its res's CQ, and on its SRQ unless a private
- *    receive queue was asked for.  The owner (the cm layer) sets callbacks;
- *    qp knows nothing about connections.
+ *    receive queue was asked for.  The owner (e.g. the cm layer) sets its
+ *    callbacks.
  *
  * Data path.  Work requests embed a struct wharf_wr in the caller's own
  * struct, tagged with the caller's type tag; completions hand the same
  * wharf_wr back and wharf_wr_entry() checks the tag before converting it
  * back to the caller's struct.  Posts are queued on the QP and flushed once
- * per shard loop iteration (one ibv_post_send() per QP with the chained
- * WRs), from the res poller, or before the shard sleeps.  At most
- * max_send_wr WRs are outstanding on a QP and at most max_rd_atomic (the
- * negotiated initiator depth) RDMA READs; further WRs wait in the QP's FIFO
- * queue (in order: a READ that exceeds the depth holds back the WRs after
- * it, as the send queue of the HCA itself would).
+ * per shard loop iteration (or by wharf_qp_res_flush()).  At most
+ * max_send_wr WRs are outstanding on a QP and at most the negotiated
+ * initiator depth of RDMA READs; further WRs wait in the QP's FIFO queue,
+ * in order (a READ beyond the depth holds back the WRs after it).
  *
  * Receive buffer rule.  on_recv() gets a buffer of the res pool, valid for
  * the duration of the call.  When it returns 0 the library reposts the
  * buffer; when it returns WHARF_QP_RECV_KEEP the caller owns the buffer and
- * must give it back with wharf_qp_res_recv_put() (e.g. an NVMe-oF command
- * capsule held until its I/O completes).  Held buffers are not in the SRQ:
- * admission (below) counts on peers respecting their receive credits.
+ * must give it back with wharf_qp_res_recv_put().
  *
  * Teardown.  wharf_qp_close() moves the QP to ERR and cancels the WRs still
- * queued; the QP is "drained" once (SRQ) IBV_EVENT_QP_LAST_WQE_REACHED
- * arrived and every posted WR has its (flushed) completion, or (private
- * receive queue) every posted send and receive has completed.  Then
- * on_closed() runs; no buffer is reused while a work request points at it.
- * wharf_qp_release() says what may happen to the QP number next.
+ * queued; once every posted WR has its (flushed) completion and the
+ * receive side has drained, on_closed() runs; no buffer is reused while a
+ * work request points at it.  wharf_qp_release() says what may happen to
+ * the QP number next.
  *
- * Quarantine rule (QP pool).  The IB CM rejects a REQ (and a REP) whose
- * (CA GUID, QPN) one of its connections still uses, with REJ reason 10
- * (stale connection).  Linux's CM keeps a connection's remote QPN in that
- * table until the connection enters timewait, i.e. until it sent or got
- * the DREP (cm_enter_timewait() -> cm_remove_remote()); the IB spec has
- * timewait itself protect the number too.  A drained QP therefore goes
- * back to the pool only when its owner releases it with
- *   - WHARF_QP_FATE_UNUSED: its number never reached a peer (no REQ or REP
- *     carried it), or
- *   - WHARF_QP_FATE_TIMEWAIT_EXIT: the connection's rdma_cm_id got
- *     RDMA_CM_EVENT_TIMEWAIT_EXIT: the DREQ/DREP exchange is over (the
- *     peer sent or received the DREP, so it no longer holds the number as
- *     connected) and the local timewait has passed,
- * and then only after a further quarantine_ms (default 2000 ms), for a
- * peer that still re-sends its DREQ because our DREP was lost, and for
- * peers that keep the number through a timewait longer than ours (their
- * timewait starts a round trip later when they sent the DREQ; RoCE
- * kernels used packet lifetime 18 instead of 16, ~1.5 s more).  Any other
- * end (WHARF_QP_FATE_UNKNOWN: the id was destroyed before timewait exit,
- * the DREQ timed out, ...) destroys the QP; the device hands out a new
- * number.  Free QPs are taken oldest-released first.  A peer that never saw
- * the disconnect still holds our number: only unique QP numbers avoid
- * that, and the cm layer retries stale REJs (cm/rej_busy.h).
+ * Quarantine rule (QP pool).  A peer's CM rejects a connection whose QP
+ * number one of its connections still holds (REJ reason 10, stale
+ * connection).  A drained QP therefore goes back to the pool only when its
+ * owner releases it with WHARF_QP_FATE_UNUSED (its number never reached a
+ * peer) or WHARF_QP_FATE_TIMEWAIT_EXIT (the connection's rdma_cm_id got
+ * RDMA_CM_EVENT_TIMEWAIT_EXIT), and then only after a further
+ * quarantine_ms (default 2000 ms); any other end destroys the QP.  Free QPs
+ * are taken oldest-released first.
  *
- * Admission.  Each QP on the SRQ claims recv_credits receive buffers: the
- * share of the SRQ the shard budgets for it.  That may be less than the
- * receive queue depth the peer is told about (NVMe-oF's crqsize): a shared
- * queue keeps receive memory flat only because connections do not all
- * fill their queues at once, and RNR retries absorb a burst.  A res admits
- * a new QP only while admitted credits + recv_credits <= srq_depth -
- * recv_reserve; the reserve keeps buffers for connect/control traffic when
- * data holds the rest (SPDK issue #2180).  With srq_max above srq_depth the
- * SRQ grows instead of refusing: a take the budget does not cover registers
- * and posts one more chunk of srq_depth buffers (as many as it takes), so
- * receive memory follows the connections admitted, up to srq_max buffers.
- * Past that wharf_qp_take() fails with -EBUSY, and the cm layer defers or
- * refuses the connection (its listener's overload policy).  Credits come
- * back when the QP has drained; buffers stay registered.
+ * Admission.  Each QP on the SRQ claims recv_credits receive buffers.  A
+ * res admits a new QP only while admitted credits + recv_credits <=
+ * srq_depth - recv_reserve (the reserve keeps buffers for connect and
+ * control traffic).  With srq_max above srq_depth the SRQ grows instead:
+ * a take the budget does not cover first registers and posts one more
+ * chunk of srq_depth buffers (as many as it takes), up to srq_max buffers
+ * in all; past that wharf_qp_take() fails with -EBUSY.  Credits come back
+ * when the QP has drained; buffers stay registered.
  *
- * Depths.  The cm layer negotiates responder_resources / initiator_depth
- * (role presets in cm/conn_param.h, wcm_conn_param_preset()); the QP
- * helpers below apply them: RTR gets max_dest_rd_atomic =
- * responder_resources and RTS max_rd_atomic = initiator_depth, overriding
- * rdma_init_qp_attr(), whose RTR attributes on the passive side carry the
- * peer's unclamped value.
+ * Depths.  The helpers below apply the negotiated responder_resources /
+ * initiator_depth: RTR gets max_dest_rd_atomic = responder_resources and
+ * RTS max_rd_atomic = initiator_depth, overriding rdma_init_qp_attr().
  *
  * Errors are negative errno values; 0 means success.  Verbs' positive
  * errno values and librdmacm's -1/errno are translated.
@@ -141,6 +100,17 @@ struct wharf_qp_dev_opts {
 	/** Index of the shard that reads the async events; default 0. */
 	unsigned async_shard;
 };
+
+/**
+ * wharf_qp_dev_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_qp_dev_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_qp_dev_open().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_qp_dev_opts_init(struct wharf_qp_dev_opts *opts);
 
 /**
  * wharf_qp_dev_open - set up qp's per-device state for @verbs.
@@ -317,6 +287,17 @@ struct wharf_qp_res_opts {
 	 */
 	uint32_t srq_max;
 };
+
+/**
+ * wharf_qp_res_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_qp_res_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_qp_res_create().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_qp_res_opts_init(struct wharf_qp_res_opts *opts);
 
 /**
  * wharf_qp_res_create - create @shard's resources on @dev.
@@ -543,6 +524,7 @@ static inline void *wharf_wr_cast_(struct wharf_wr *wr, uint32_t tag,
 /**
  * wharf_wr_entry - the caller's struct @type that embeds @wr as @member,
  * or NULL when @wr is NULL or its tag is not @tag.
+ * Context: any thread; non-blocking.  No RCU rule.
  */
 #define wharf_wr_entry(wr, type, member, tag)                                  \
 	((type *)wharf_wr_cast_((wr), (tag), offsetof(type, member)))
@@ -644,6 +626,17 @@ struct wharf_qp_opts {
 	 */
 	uint8_t min_rnr_timer;
 };
+
+/**
+ * wharf_qp_opts_init - zero @opts and set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ *
+ * Start every struct wharf_qp_opts with this call, then set the fields
+ * to change, so that a caller built against this header passes a valid
+ * size to wharf_qp_take().
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_qp_opts_init(struct wharf_qp_opts *opts);
 
 /**
  * wharf_qp_take - get a QP in RESET for a new connection.

@@ -88,6 +88,14 @@ static void teardown(struct wharf_qp_res *res)
 	wharf_numa_free(res->arena, res);
 }
 
+void wharf_qp_res_opts_init(struct wharf_qp_res_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
 int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 			const struct wharf_qp_res_opts *opts,
 			struct wharf_qp_res **out)
@@ -99,7 +107,7 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 
 	if (!dev || !shard || !out || wharf_shard_ctx(shard) != dev->ctx)
 		return -EINVAL;
-	err = wharf_opts_copy(&o, sizeof(o), opts);
+	err = wcore_opts_copy(&o, sizeof(o), opts);
 	if (err)
 		return err;
 	err = resolve(&o, &dev->attr);
@@ -214,5 +222,5 @@ int wharf_qp_res_stats(const struct wharf_qp_res *res,
 	st.qps_active = res->nactive;
 	st.pool_free = res->free.len;
 	st.pool_quarantined = res->quarantine.len;
-	return wharf_out_copy(out, &st, sizeof(st));
+	return wcore_out_copy(out, &st, sizeof(st));
 }

@@ -203,6 +203,7 @@ static void on_request(struct wharf_conn *conn,
 	/* A data WR and a response per command the queue may hold (the
 	 * shard's CQ must hold them all): sized by what this host asked
 	 * for, not by the deepest queue the target allows. */
+	qs.size = sizeof(qs);
 	qs.sq_depth = 2u * acc.sq_entries + 8;
 	(void)wharf_conn_set_qp(conn, &qs);
 	cp.private_data = &acc.rep;

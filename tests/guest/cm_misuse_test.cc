@@ -39,6 +39,14 @@ TEST_F(CmMisuse, ListenAndConnectRefuseBadArguments)
 	lo.qp.min_rnr_timer = 32;
 	EXPECT_EQ(-EINVAL, wharf_listen(cm_, &lo, &l));
 	lo.qp.min_rnr_timer = 0;
+	// The embedded QP shape carries its own size (0 only when unset).
+	lo.qp.size = 0;
+	lo.qp.recv_credits = 4;
+	EXPECT_EQ(-EINVAL, wharf_listen(cm_, &lo, &l));
+	lo.qp.size = sizeof(lo.qp) + 8;
+	EXPECT_EQ(-EINVAL, wharf_listen(cm_, &lo, &l));
+	lo.qp.size = sizeof(lo.qp);
+	lo.qp.recv_credits = 0;
 	uint8_t big[197] = {};
 	wharf_conn_param ap = {};
 	ap.size = sizeof(ap);
@@ -77,6 +85,9 @@ TEST_F(CmMisuse, ListenAndConnectRefuseBadArguments)
 	co.src = (sockaddr *)&src6; // another family than dst
 	EXPECT_EQ(-EINVAL, wharf_connect(cm_, &co, nullptr));
 	co.src = nullptr;
+	co.qp.size = 1;
+	EXPECT_EQ(-EINVAL, wharf_connect(cm_, &co, nullptr));
+	co.qp.size = sizeof(co.qp);
 	// A newer caller that set a field this library does not know.
 	EXPECT_EQ(-EINVAL, [&] {
 		struct {

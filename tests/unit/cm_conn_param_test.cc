@@ -65,7 +65,7 @@ bool Untouched(const wcm_conn_param &p)
 	return memcmp(&p, &s, sizeof(p)) == 0;
 }
 
-// --- device limits, limits table, clamp --------------------------------
+// --- device limits, limits table, clamp -------------------------------------
 
 TEST(CmConnParamDevLimits, CopiesAttributes)
 {
@@ -154,7 +154,7 @@ TEST(CmConnParamRetry, ClampsToSevenWithMinNotMask)
 	EXPECT_EQ(7, wcm_retry_clamp(1u << 20));
 }
 
-// --- connect -------------------------------------------------------------
+// --- connect ----------------------------------------------------------------
 
 TEST(CmConnParamConnect, NullParamSendsDeviceMaximaRetry7NoFlowControl)
 {
@@ -369,7 +369,7 @@ TEST(CmConnParamConnect, NullArgumentsAndUnknownPortSpaceAreEinval)
 		  wcm_conn_param_connect(nullptr, (wcm_ps)7, &d, &q, &out));
 }
 
-// --- accept --------------------------------------------------------------
+// --- accept -----------------------------------------------------------------
 
 TEST(CmConnParamAccept, NullParamUsesRequestAdjustedDownToDevice)
 {
@@ -567,7 +567,7 @@ TEST(CmConnParamAccept, RequestIsRequired)
 						 &d, &q, &out));
 }
 
-// --- role presets (issue 5) ----------------------------------------------
+// --- role presets -----------------------------------------------------------
 
 TEST(CmConnParamPreset, TargetInitiatorIsMinOfQueueDeviceAndPeer)
 {
@@ -680,7 +680,7 @@ TEST(CmConnParamPreset, InvalidArgumentsAreEinval)
 	EXPECT_EQ(5, p.responder_resources);
 }
 
-// --- what a peer sent ----------------------------------------------------
+// --- what a peer sent -------------------------------------------------------
 
 rdma_conn_param Event(const void *pd, uint8_t len)
 {

@@ -284,7 +284,7 @@ void cm_torture_run(unsigned nshards, unsigned ops,
 	out->bad = atomic_load(&t->bad);
 	for (unsigned i = 0; i < nshards; i++)
 		if (t->cm.shards[i] &&
-		    !wharf_list_empty(&t->cm.shards[i]->conns))
+		    !wcore_list_empty(&t->cm.shards[i]->conns))
 			out->left_in_table++;
 	if (wcm_conn_table_destroy(t->cm.table) == -EBUSY)
 		out->left_in_table++;

@@ -5,20 +5,20 @@
 #include "tests/unit/core_ring_shim.h"
 
 struct shim_ring {
-	struct wharf_ring ring;
+	struct wcore_ring ring;
 };
 
 struct shim_ring *shim_ring_new(size_t depth)
 {
 	struct shim_ring *r = aligned_alloc(64, sizeof(*r));
-	void *slots = malloc(wharf_ring_slots_size(depth));
+	void *slots = malloc(wcore_ring_slots_size(depth));
 
 	if (!r || !slots) {
 		free(r);
 		free(slots);
 		return NULL;
 	}
-	wharf_ring_init(&r->ring, slots, depth);
+	wcore_ring_init(&r->ring, slots, depth);
 	return r;
 }
 
@@ -30,15 +30,15 @@ void shim_ring_free(struct shim_ring *r)
 
 int shim_ring_push(struct shim_ring *r, shim_ring_fn fn, void *arg)
 {
-	return wharf_ring_push(&r->ring, fn, arg);
+	return wcore_ring_push(&r->ring, fn, arg);
 }
 
 bool shim_ring_pop(struct shim_ring *r, shim_ring_fn *fn, void **arg)
 {
-	return wharf_ring_pop(&r->ring, fn, arg);
+	return wcore_ring_pop(&r->ring, fn, arg);
 }
 
 bool shim_ring_ready(const struct shim_ring *r)
 {
-	return wharf_ring_ready(&r->ring);
+	return wcore_ring_ready(&r->ring);
 }

@@ -17,11 +17,11 @@ namespace
 TEST(TimerHeap, MatchesReferenceUnderRandomOperations)
 {
 	constexpr int kNodes = 500;
-	std::vector<struct wharf_heap_node> nodes(kNodes);
+	std::vector<struct wcore_heap_node> nodes(kNodes);
 	for (auto &n : nodes)
-		wharf_heap_node_init(&n);
-	struct wharf_heap heap;
-	wharf_heap_init(&heap);
+		wcore_heap_node_init(&n);
+	struct wcore_heap heap;
+	wcore_heap_init(&heap);
 	// (deadline, seq) -> node index
 	std::set<std::pair<std::pair<uint64_t, uint64_t>, int>> model;
 
@@ -29,33 +29,33 @@ TEST(TimerHeap, MatchesReferenceUnderRandomOperations)
 	for (int step = 0; step < 50000; step++) {
 		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
 		int k = (int)(rng % kNodes);
-		struct wharf_heap_node *n = &nodes[k];
+		struct wcore_heap_node *n = &nodes[k];
 		switch (rng >> 40 & 3) {
 		case 0:
 		case 1: // (re)insert with a small key range: many ties
-			if (wharf_heap_node_queued(n)) {
+			if (wcore_heap_node_queued(n)) {
 				model.erase({{n->deadline, n->seq}, k});
-				wharf_heap_remove(&heap, n);
+				wcore_heap_remove(&heap, n);
 			}
 			ASSERT_EQ(0,
-				  wharf_heap_insert(&heap, n, rng >> 20 & 63));
+				  wcore_heap_insert(&heap, n, rng >> 20 & 63));
 			model.insert({{n->deadline, n->seq}, k});
 			break;
 		case 2: // cancel
-			if (wharf_heap_node_queued(n)) {
+			if (wcore_heap_node_queued(n)) {
 				model.erase({{n->deadline, n->seq}, k});
-				wharf_heap_remove(&heap, n);
+				wcore_heap_remove(&heap, n);
 			}
 			break;
 		case 3: // pop the minimum
 			if (model.empty()) {
-				ASSERT_EQ(nullptr, wharf_heap_min(&heap));
+				ASSERT_EQ(nullptr, wcore_heap_min(&heap));
 				break;
 			}
-			struct wharf_heap_node *min = wharf_heap_min(&heap);
+			struct wcore_heap_node *min = wcore_heap_min(&heap);
 			ASSERT_EQ(&nodes[model.begin()->second], min);
-			wharf_heap_remove(&heap, min);
-			EXPECT_FALSE(wharf_heap_node_queued(min));
+			wcore_heap_remove(&heap, min);
+			EXPECT_FALSE(wcore_heap_node_queued(min));
 			model.erase(model.begin());
 			break;
 		}
@@ -63,42 +63,42 @@ TEST(TimerHeap, MatchesReferenceUnderRandomOperations)
 	}
 	// Drain: strictly by (deadline, insertion order).
 	while (!model.empty()) {
-		ASSERT_EQ(&nodes[model.begin()->second], wharf_heap_min(&heap));
-		wharf_heap_remove(&heap, wharf_heap_min(&heap));
+		ASSERT_EQ(&nodes[model.begin()->second], wcore_heap_min(&heap));
+		wcore_heap_remove(&heap, wcore_heap_min(&heap));
 		model.erase(model.begin());
 	}
-	EXPECT_EQ(nullptr, wharf_heap_min(&heap));
-	wharf_heap_fini(&heap);
+	EXPECT_EQ(nullptr, wcore_heap_min(&heap));
+	wcore_heap_fini(&heap);
 }
 
 TEST(TimerHeap, EqualDeadlinesKeepInsertionOrder)
 {
-	struct wharf_heap_node n[8];
-	struct wharf_heap heap;
-	wharf_heap_init(&heap);
+	struct wcore_heap_node n[8];
+	struct wcore_heap heap;
+	wcore_heap_init(&heap);
 	for (auto &x : n) {
-		wharf_heap_node_init(&x);
-		ASSERT_EQ(0, wharf_heap_insert(&heap, &x, 7));
+		wcore_heap_node_init(&x);
+		ASSERT_EQ(0, wcore_heap_insert(&heap, &x, 7));
 	}
 	for (auto &x : n) {
-		ASSERT_EQ(&x, wharf_heap_min(&heap));
-		wharf_heap_remove(&heap, &x);
+		ASSERT_EQ(&x, wcore_heap_min(&heap));
+		wcore_heap_remove(&heap, &x);
 	}
-	wharf_heap_fini(&heap);
+	wcore_heap_fini(&heap);
 }
 
 TEST(TimerHeap, FiniDetachesQueuedNodes)
 {
-	struct wharf_heap_node a, b;
-	struct wharf_heap heap;
-	wharf_heap_init(&heap);
-	wharf_heap_node_init(&a);
-	wharf_heap_node_init(&b);
-	ASSERT_EQ(0, wharf_heap_insert(&heap, &a, 2));
-	ASSERT_EQ(0, wharf_heap_insert(&heap, &b, 1));
-	wharf_heap_fini(&heap);
-	EXPECT_FALSE(wharf_heap_node_queued(&a));
-	EXPECT_FALSE(wharf_heap_node_queued(&b));
+	struct wcore_heap_node a, b;
+	struct wcore_heap heap;
+	wcore_heap_init(&heap);
+	wcore_heap_node_init(&a);
+	wcore_heap_node_init(&b);
+	ASSERT_EQ(0, wcore_heap_insert(&heap, &a, 2));
+	ASSERT_EQ(0, wcore_heap_insert(&heap, &b, 1));
+	wcore_heap_fini(&heap);
+	EXPECT_FALSE(wcore_heap_node_queued(&a));
+	EXPECT_FALSE(wcore_heap_node_queued(&b));
 }
 
 } // namespace
