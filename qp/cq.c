@@ -1,5 +1,9 @@
 /*
- * qp/cq.c - the completion queue of a res, driven both ways a shard runs:
+ * qp/cq.c - the completion queues of a res: one for receives (the SRQ's
+ * buffers, private receive queues) and one for sends, on one completion
+ * channel, so that a shard's connections have two device-sized CQs (rxe's
+ * max_cqe is 32767) and a storm of receive buffers does not crowd out send
+ * queues.  Both are driven the ways a shard runs:
  *
  *  - poller (every loop iteration, busy or not): poll a bounded number of
  *    completions and dispatch them, then flush every QP's queued posts
@@ -50,13 +54,14 @@ static void dispatch(struct wharf_qp_res *res, const struct ibv_wc *wc)
 	}
 }
 
-unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds)
+static unsigned poll_one(struct wharf_qp_res *res, struct ibv_cq *cq,
+			 unsigned rounds)
 {
 	struct ibv_wc wc[WQP_POLL_BATCH];
 	unsigned total = 0;
 
 	for (unsigned r = 0; r < rounds; r++) {
-		int n = ibv_poll_cq(res->cq, WQP_POLL_BATCH, wc);
+		int n = ibv_poll_cq(cq, WQP_POLL_BATCH, wc);
 
 		if (n < 0) {
 			wharf_ctx_log(res->dev->ctx, WHARF_LOG_ERROR,
@@ -69,6 +74,15 @@ unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds)
 		if (n < (int)WQP_POLL_BATCH)
 			break;
 	}
+	return total;
+}
+
+unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds)
+{
+	unsigned total = 0;
+
+	for (unsigned i = 0; i < WQP_CQ_COUNT; i++)
+		total += poll_one(res, res->cqs[i].cq, rounds);
 	res->st.completions += total;
 	return total;
 }
@@ -105,10 +119,14 @@ static int res_arm(struct wharf_shard *shard, void *arg)
 	(void)shard;
 	wqp_flush(res);
 	wqp_srq_repost(res, true);
-	if (!res->cq_armed) {
-		if (ibv_req_notify_cq(res->cq, 0))
+	for (unsigned i = 0; i < WQP_CQ_COUNT; i++) {
+		struct wqp_cq *c = &res->cqs[i];
+
+		if (c->armed)
+			continue;
+		if (ibv_req_notify_cq(c->cq, 0))
 			return 1; /* cannot sleep on it: keep polling */
-		res->cq_armed = true;
+		c->armed = true;
 	}
 	n = wqp_cq_poll(res, WQP_POLL_ROUNDS);
 	if (res->reap) {
@@ -130,17 +148,34 @@ static void chan_watch_fn(struct wharf_watch *watch, int fd, uint32_t events,
 	(void)fd;
 	(void)events;
 	while (!ibv_get_cq_event(res->chan, &cq, &ctx)) {
-		res->cq_armed = false;
+		struct wqp_cq *c =
+			&res->cqs[cq == res->cqs[WQP_CQ_SEND].cq ? WQP_CQ_SEND
+								 : WQP_CQ_RECV];
+
+		c->armed = false;
 		res->st.cq_events++;
-		if (++res->cq_unacked >= WQP_CQ_ACK_BATCH) {
-			ibv_ack_cq_events(res->cq, res->cq_unacked);
-			res->cq_unacked = 0;
+		if (++c->unacked >= WQP_CQ_ACK_BATCH) {
+			ibv_ack_cq_events(c->cq, c->unacked);
+			c->unacked = 0;
 		}
 	}
 	res_poll(res->shard, res);
 }
 
-int wqp_cq_setup(struct wharf_qp_res *res, uint32_t entries)
+static int cq_create(struct wharf_qp_res *res, struct wqp_cq *c,
+		     uint32_t entries)
+{
+	c->cq = ibv_create_cq(res->dev->verbs, (int)entries, res, res->chan,
+			      res->o.comp_vector);
+	if (!c->cq)
+		return errno ? -errno : -ENOMEM;
+	c->b.size = (uint32_t)c->cq->cqe;
+	c->b.max = res->o.cq_max > c->b.size ? res->o.cq_max : c->b.size;
+	c->b.reserved = 0;
+	return 0;
+}
+
+int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send)
 {
 	int flags, err;
 
@@ -150,14 +185,11 @@ int wqp_cq_setup(struct wharf_qp_res *res, uint32_t entries)
 	flags = fcntl(res->chan->fd, F_GETFL);
 	if (flags < 0 || fcntl(res->chan->fd, F_SETFL, flags | O_NONBLOCK) < 0)
 		return -errno;
-	res->cq = ibv_create_cq(res->dev->verbs, (int)entries, res, res->chan,
-				res->o.comp_vector);
-	if (!res->cq)
-		return errno ? -errno : -ENOMEM;
-	res->cqb.size = (uint32_t)res->cq->cqe;
-	res->cqb.max =
-		res->o.cq_max > res->cqb.size ? res->o.cq_max : res->cqb.size;
-	res->cqb.reserved = 0;
+	err = cq_create(res, &res->cqs[WQP_CQ_RECV], recv);
+	if (!err)
+		err = cq_create(res, &res->cqs[WQP_CQ_SEND], send);
+	if (err)
+		return err;
 	err = wharf_shard_watch(res->shard, res->chan->fd, WHARF_WATCH_IN,
 				chan_watch_fn, res, &res->chan_watch);
 	if (err)
@@ -174,35 +206,41 @@ void wqp_cq_teardown(struct wharf_qp_res *res)
 		wharf_watch_remove(res->chan_watch);
 	res->poller = NULL;
 	res->chan_watch = NULL;
-	if (res->cq) {
-		if (res->cq_unacked)
-			ibv_ack_cq_events(res->cq, res->cq_unacked);
-		ibv_destroy_cq(res->cq);
+	for (unsigned i = 0; i < WQP_CQ_COUNT; i++) {
+		struct wqp_cq *c = &res->cqs[i];
+
+		if (c->cq) {
+			if (c->unacked)
+				ibv_ack_cq_events(c->cq, c->unacked);
+			ibv_destroy_cq(c->cq);
+		}
+		c->cq = NULL;
+		c->unacked = 0;
 	}
-	res->cq = NULL;
 	if (res->chan)
 		ibv_destroy_comp_channel(res->chan);
 	res->chan = NULL;
 }
 
-int wqp_res_cq_claim(struct wharf_qp_res *res, uint32_t need)
+int wqp_res_cq_claim(struct wharf_qp_res *res, unsigned which, uint32_t need)
 {
+	struct wqp_cq *c = &res->cqs[which];
 	uint32_t size;
-	int plan = wqp_cq_plan(&res->cqb, need, &size);
+	int plan = wqp_cq_plan(&c->b, need, &size);
 
 	if (plan < 0) {
 		res->st.cq_full++;
 		return -ENOSPC;
 	}
 	if (plan > 0) {
-		if (ibv_resize_cq(res->cq, (int)size)) {
+		if (ibv_resize_cq(c->cq, (int)size)) {
 			res->st.cq_full++;
 			return -ENOSPC;
 		}
-		res->cqb.size = (uint32_t)res->cq->cqe;
-		if (res->cqb.size > res->cqb.max)
-			res->cqb.max = res->cqb.size;
+		c->b.size = (uint32_t)c->cq->cqe;
+		if (c->b.size > c->b.max)
+			c->b.max = c->b.size;
 		res->st.cq_resizes++;
 	}
-	return wqp_cq_reserve(&res->cqb, need) ? -ENOSPC : 0;
+	return wqp_cq_reserve(&c->b, need) ? -ENOSPC : 0;
 }

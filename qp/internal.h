@@ -114,6 +114,15 @@ struct wharf_qp {
 	void *arg;
 };
 
+/* One of a res's CQs. */
+enum { WQP_CQ_RECV = 0, WQP_CQ_SEND = 1, WQP_CQ_COUNT = 2 };
+struct wqp_cq {
+	struct ibv_cq *cq;
+	bool armed;
+	unsigned unacked;
+	struct wqp_cq_budget b;
+};
+
 struct wharf_qp_res {
 	struct wharf_qp_dev *dev;
 	struct wharf_shard *shard;
@@ -121,14 +130,13 @@ struct wharf_qp_res {
 	uint64_t id;
 	struct wharf_numa_arena *arena;
 	struct wharf_qp_res_opts o; /* resolved options */
-	/* Completion queue. */
+	/* Completion queues, on one channel: receives (the SRQ's buffers and
+	 * private receive queues) on one, sends on the other, so that a
+	 * shard's connections share two device-sized CQs, not one. */
 	struct ibv_comp_channel *chan;
-	struct ibv_cq *cq;
+	struct wqp_cq cqs[WQP_CQ_COUNT];
 	struct wharf_watch *chan_watch;
 	struct wharf_poller *poller;
-	bool cq_armed;
-	unsigned cq_unacked;
-	struct wqp_cq_budget cqb;
 	/* Shared receive queue. */
 	struct ibv_srq *srq;
 	/* SRQ buffers in chunks of srq_depth (the last may be smaller):
@@ -184,10 +192,11 @@ void wqp_drain_check(struct wharf_qp *qp);
 void wqp_pool_fini(struct wharf_qp_res *res);
 
 /* cq.c */
-int wqp_cq_setup(struct wharf_qp_res *res, uint32_t entries);
+/* Creates both CQs (@recv and @send entries at first). */
+int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send);
 void wqp_cq_teardown(struct wharf_qp_res *res);
 unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds);
-int wqp_res_cq_claim(struct wharf_qp_res *res, uint32_t need);
+int wqp_res_cq_claim(struct wharf_qp_res *res, unsigned which, uint32_t need);
 void wqp_report_error(struct wharf_qp *qp, enum ibv_wc_status status);
 
 /* srq.c */

@@ -94,8 +94,8 @@ int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
 	wqp_wrq_init(&qp->q);
 	wqp_wrq_init(&qp->cancel);
 	qa.qp_context = qp;
-	qa.send_cq = res->cq;
-	qa.recv_cq = res->cq;
+	qa.send_cq = res->cqs[WQP_CQ_SEND].cq;
+	qa.recv_cq = res->cqs[WQP_CQ_RECV].cq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_send_wr = sq_depth;
 	qa.cap.max_send_sge = res->o.max_send_sge;
@@ -187,7 +187,8 @@ static void unclaim(struct wharf_qp *qp)
 	qp->claimed = false;
 	if (qp->recv_credits)
 		wqp_admit_put(&res->admit, qp->recv_credits);
-	wqp_cq_release(&res->cqb, qp->sq_depth + qp->rq_depth);
+	wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, qp->sq_depth);
+	wqp_cq_release(&res->cqs[WQP_CQ_RECV].b, qp->rq_depth);
 }
 
 static bool to_reset(struct wharf_qp *qp)

@@ -240,11 +240,13 @@ struct wharf_qp_res_opts {
 	 */
 	uint32_t max_inline_data;
 	/**
-	 * Initial CQ entries; 0 = enough for the SRQ plus pool_size QPs.
-	 * The CQ grows on demand up to @cq_max.
+	 * Initial entries of each of the res's two CQs (receives: the SRQ
+	 * and private receive queues; sends: every QP's send queue); 0 =
+	 * srq_depth for the first, pool_size send queues for the second.
+	 * Each grows on demand up to @cq_max.
 	 */
 	uint32_t cq_size;
-	/** CQ growth limit; 0 = the device's max_cqe. */
+	/** Growth limit of each CQ; 0 = the device's max_cqe. */
 	uint32_t cq_max;
 	/** Completion vector of the CQ; default 0. */
 	int comp_vector;
@@ -373,9 +375,10 @@ int wharf_qp_res_recv_put(struct wharf_qp_res *res, void *buf);
 struct wharf_qp_res_stats {
 	/** sizeof(struct wharf_qp_res_stats) as compiled by the caller. */
 	size_t size;
-	/** Gauge: CQ entries (after resizes). */
+	/** Gauge: CQ entries (after resizes), both CQs. */
 	uint32_t cq_size;
-	/** Gauge: CQ entries reserved by the SRQ and active QPs. */
+	/** Gauge: CQ entries reserved by the SRQ and active QPs, both
+	 * CQs. */
 	uint32_t cq_reserved;
 	/** Successful ibv_resize_cq() calls. */
 	uint64_t cq_resizes;

@@ -143,11 +143,13 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 	if (!err && !o.no_srq)
 		err = wqp_admit_set_max(&res->admit, o.srq_max);
 	if (!err)
-		err = wqp_cq_setup(res, wqp_cq_initial(o.cq_size, o.srq_depth,
-						       o.pool_size, o.sq_depth,
-						       o.cq_max));
+		err = wqp_cq_setup(
+			res,
+			wqp_cq_initial(o.cq_size, o.srq_depth, 0, 0, o.cq_max),
+			wqp_cq_initial(o.cq_size, 0, o.pool_size, o.sq_depth,
+				       o.cq_max));
 	if (!err && !o.no_srq) {
-		err = wqp_res_cq_claim(res, o.srq_depth);
+		err = wqp_res_cq_claim(res, WQP_CQ_RECV, o.srq_depth);
 		if (!err)
 			err = wqp_srq_setup(res);
 	}
@@ -212,8 +214,10 @@ int wharf_qp_res_stats(const struct wharf_qp_res *res,
 		return -EINVAL;
 	st = res->st;
 	st.size = sizeof(st);
-	st.cq_size = res->cqb.size;
-	st.cq_reserved = res->cqb.reserved;
+	st.cq_size =
+		res->cqs[WQP_CQ_RECV].b.size + res->cqs[WQP_CQ_SEND].b.size;
+	st.cq_reserved = res->cqs[WQP_CQ_RECV].b.reserved +
+			 res->cqs[WQP_CQ_SEND].b.reserved;
 	st.srq_depth = res->admit.depth;
 	st.srq_max = res->o.srq_max;
 	st.srq_posted = res->srq_posted;

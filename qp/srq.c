@@ -197,12 +197,12 @@ int wqp_srq_grow(struct wharf_qp_res *res)
 
 	if (!res->srq || !n)
 		return -ENOSPC;
-	err = wqp_res_cq_claim(res, n); /* their completions need room */
+	err = wqp_res_cq_claim(res, WQP_CQ_RECV, n); /* their completions */
 	if (err)
 		return err;
 	err = add_chunk(res, n);
 	if (err) {
-		wqp_cq_release(&res->cqb, n);
+		wqp_cq_release(&res->cqs[WQP_CQ_RECV].b, n);
 		wharf_ctx_log(res->dev->ctx, WHARF_LOG_WARN,
 			      "qp: cannot grow the SRQ past %u buffers: %d",
 			      have, err);
