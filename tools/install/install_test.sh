@@ -53,9 +53,16 @@ done
 
 step "the examples build with pkg-config alone, and run"
 cd "$t"
-cc -Wall -Werror -o server "$server_c" $(pkg-config --cflags --libs wharf) ||
+# A sanitizer build of the library (the suite under --config=asan or
+# tsan) needs the sanitizer's runtime in the executable as well.
+san=
+case "$(readelf -d "$so")" in
+*libtsan*) san=-fsanitize=thread ;;
+*libasan*) san=-fsanitize=address,undefined ;;
+esac
+cc $san -Wall -Werror -o server "$server_c" $(pkg-config --cflags --libs wharf) ||
 	fail "server.c"
-cc -Wall -Werror -o client "$client_c" $(pkg-config --cflags --libs wharf) ||
+cc $san -Wall -Werror -o client "$client_c" $(pkg-config --cflags --libs wharf) ||
 	fail "client.c"
 ldd ./server | grep "libwharf.so.0 => $p/lib/libwharf.so.0" >/dev/null ||
 	LD_LIBRARY_PATH=$p/lib ldd ./server | grep "libwharf.so.0 => $p/lib" >/dev/null ||
@@ -68,7 +75,7 @@ if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 fi
 
 step "libwharf.a linked in, its dependencies shared (the .pc names them)"
-cc -o client-static "$client_c" $(pkg-config --cflags wharf) \
+cc $san -o client-static "$client_c" $(pkg-config --cflags wharf) \
 	"$p/lib/libwharf.a" $(pkg-config --libs librdmacm libibverbs \
 	liburcu-qsbr liburcu-cds jemalloc hwloc) -pthread || fail "static link"
 nm client-static | grep ' T wharf_connect$' >/dev/null ||
