@@ -244,3 +244,21 @@ int wqp_res_cq_claim(struct wharf_qp_res *res, unsigned which, uint32_t need)
 	}
 	return wqp_cq_reserve(&c->b, need) ? -ENOSPC : 0;
 }
+
+int wqp_res_cq_claim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq)
+{
+	int err = wqp_res_cq_claim(res, WQP_CQ_SEND, sq);
+
+	if (err || !rq)
+		return err;
+	err = wqp_res_cq_claim(res, WQP_CQ_RECV, rq);
+	if (err)
+		wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, sq);
+	return err;
+}
+
+void wqp_res_cq_unclaim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq)
+{
+	wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, sq);
+	wqp_cq_release(&res->cqs[WQP_CQ_RECV].b, rq);
+}

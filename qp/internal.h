@@ -197,6 +197,10 @@ int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send);
 void wqp_cq_teardown(struct wharf_qp_res *res);
 unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds);
 int wqp_res_cq_claim(struct wharf_qp_res *res, unsigned which, uint32_t need);
+/* A QP's room: @sq entries on the send CQ, @rq (a private receive queue)
+ * on the receive CQ; both or neither.  And giving it back. */
+int wqp_res_cq_claim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq);
+void wqp_res_cq_unclaim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq);
 void wqp_report_error(struct wharf_qp *qp, enum ibv_wc_status status);
 
 /* srq.c */

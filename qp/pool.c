@@ -187,8 +187,7 @@ static void unclaim(struct wharf_qp *qp)
 	qp->claimed = false;
 	if (qp->recv_credits)
 		wqp_admit_put(&res->admit, qp->recv_credits);
-	wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, qp->sq_depth);
-	wqp_cq_release(&res->cqs[WQP_CQ_RECV].b, qp->rq_depth);
+	wqp_res_cq_unclaim_qp(res, qp->sq_depth, qp->rq_depth);
 }
 
 static bool to_reset(struct wharf_qp *qp)

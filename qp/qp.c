@@ -25,19 +25,6 @@ static int admit(struct wharf_qp_res *res, uint32_t credits)
 	return short_by ? -EBUSY : 0;
 }
 
-/* Room on the send CQ for @sq and on the receive CQ for @rq entries. */
-static int claim_cqs(struct wharf_qp_res *res, uint32_t sq, uint32_t rq)
-{
-	int err = wqp_res_cq_claim(res, WQP_CQ_SEND, sq);
-
-	if (err || !rq)
-		return err;
-	err = wqp_res_cq_claim(res, WQP_CQ_RECV, rq);
-	if (err)
-		wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, sq);
-	return err;
-}
-
 void wharf_qp_opts_init(struct wharf_qp_opts *opts)
 {
 	if (!opts)
@@ -84,7 +71,7 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 		res->st.admit_refused++;
 		return -EBUSY;
 	}
-	err = claim_cqs(res, sq_depth, rq_depth);
+	err = wqp_res_cq_claim_qp(res, sq_depth, rq_depth);
 	if (err)
 		return err;
 	if (can_pool_take(res, private_rq, sq_depth) && res->free.len) {
@@ -94,8 +81,7 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 			res->st.pool_empty++;
 		err = wqp_qp_create(res, sq_depth, private_rq, rq_depth, &qp);
 		if (err) {
-			wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, sq_depth);
-			wqp_cq_release(&res->cqs[WQP_CQ_RECV].b, rq_depth);
+			wqp_res_cq_unclaim_qp(res, sq_depth, rq_depth);
 			return err;
 		}
 	}
