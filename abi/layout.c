@@ -438,7 +438,7 @@ _Static_assert(offsetof(struct wharf_qp_recv, flags) == 4,
 _Static_assert(offsetof(struct wharf_qp_recv, imm) == 8,
 	       "struct wharf_qp_recv: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_qp_res_opts) == 88,
+_Static_assert(sizeof(struct wharf_qp_res_opts) == 96,
 	       "struct wharf_qp_res_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_qp_res_opts, size) == 0,
 	       "struct wharf_qp_res_opts: ./wharf abi --update");
@@ -484,8 +484,10 @@ _Static_assert(offsetof(struct wharf_qp_res_opts, last_wqe_timeout_ms) == 80,
 	       "struct wharf_qp_res_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_qp_res_opts, srq_max) == 84,
 	       "struct wharf_qp_res_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_qp_res_opts, send_cq_max) == 88,
+	       "struct wharf_qp_res_opts: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_qp_res_stats) == 232,
+_Static_assert(sizeof(struct wharf_qp_res_stats) == 240,
 	       "struct wharf_qp_res_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_qp_res_stats, size) == 0,
 	       "struct wharf_qp_res_stats: ./wharf abi --update");
@@ -552,6 +554,8 @@ _Static_assert(offsetof(struct wharf_qp_res_stats, recv_pending) == 216,
 _Static_assert(offsetof(struct wharf_qp_res_stats, srq_max) == 220,
 	       "struct wharf_qp_res_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_qp_res_stats, srq_grows) == 224,
+	       "struct wharf_qp_res_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_qp_res_stats, send_cqs) == 232,
 	       "struct wharf_qp_res_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_shard_stats) == 88,

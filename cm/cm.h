@@ -221,11 +221,15 @@ void wharf_cm_opts_init(struct wharf_cm_opts *opts);
  * @out: receives the cm, owned by the caller (wharf_cm_destroy()).
  *
  * Opens every RDMA device librdmacm reports (rdma_get_devices) with
- * wharf_qp_dev_open(), and on every shard creates an rdma_cm event channel
- * and a watch on it.
+ * wharf_qp_dev_open(), checks res_opts against each device's limits with
+ * wharf_qp_res_opts_fit() (a ceiling beyond the device is clamped, with a
+ * warning naming the limit; a size no device resource can hold is
+ * refused), and on every shard creates an rdma_cm event channel and a
+ * watch on it.
  *
  * Return: 0; -EINVAL for NULL arguments or bad options (size, shard
- * index, res_opts size); -ENODEV when there is no RDMA device (or no
+ * index, res_opts size, a res option a device cannot hold: the log names
+ * the option and the limit); -ENODEV when there is no RDMA device (or no
  * /dev/infiniband/rdma_cm); -ENOMEM; -errno from librdmacm, verbs or the
  * shard setup.
  * Context: any thread except a shard thread of @ctx; blocks until every

@@ -65,6 +65,12 @@ int wcm_devs_open(struct wharf_cm *cm, unsigned async_shard)
 			cm->max_init_rd_atom = d->lim.max_qp_init_rd_atom;
 		if (wharf_numa_device_nodes(cm->numa, d->name, &d->local_nodes))
 			d->local_nodes = 0;
+		/* The shards' res options, against this device's limits:
+		 * refused or clamped now, with the limit named, rather than
+		 * found one request at a time. */
+		err = wharf_qp_res_opts_fit(d->qdev, &cm->res_opts, NULL);
+		if (err)
+			goto fail;
 	}
 	return 0;
 fail:

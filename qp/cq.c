@@ -1,9 +1,14 @@
 /*
  * qp/cq.c - the completion queues of a res: one for receives (the SRQ's
- * buffers, private receive queues) and one for sends, on one completion
- * channel, so that a shard's connections have two device-sized CQs (rxe's
- * max_cqe is 32767) and a storm of receive buffers does not crowd out send
- * queues.  Both are driven the ways a shard runs:
+ * buffers, private receive queues) and one or more for sends, all on one
+ * completion channel.  A device caps each CQ (rxe's max_cqe is 32767) and
+ * every send queue holds entries on its CQ, so a shard with many QPs
+ * spreads them over several send CQs: a new QP goes on the first send CQ
+ * with room, else the first that can still grow (ibv_resize_cq), else a
+ * new one, up to send_cq_max (wqp_cq_pick()).  Receives stay on one CQ:
+ * an SRQ's completions reach the receive CQ of whichever QP consumed the
+ * buffer, so each receive CQ would have to hold the whole SRQ.  All CQs
+ * are driven the ways a shard runs:
  *
  *  - poller (every loop iteration, busy or not): poll a bounded number of
  *    completions and dispatch them, then flush every QP's queued posts
@@ -81,7 +86,7 @@ unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds)
 {
 	unsigned total = 0;
 
-	for (unsigned i = 0; i < WQP_CQ_COUNT; i++)
+	for (unsigned i = 0; i < res->ncqs; i++)
 		total += poll_one(res, res->cqs[i].cq, rounds);
 	res->st.completions += total;
 	return total;
@@ -119,7 +124,7 @@ static int res_arm(struct wharf_shard *shard, void *arg)
 	(void)shard;
 	wqp_flush(res);
 	wqp_srq_repost(res, true);
-	for (unsigned i = 0; i < WQP_CQ_COUNT; i++) {
+	for (unsigned i = 0; i < res->ncqs; i++) {
 		struct wqp_cq *c = &res->cqs[i];
 
 		if (c->armed)
@@ -148,9 +153,7 @@ static void chan_watch_fn(struct wharf_watch *watch, int fd, uint32_t events,
 	(void)fd;
 	(void)events;
 	while (!ibv_get_cq_event(res->chan, &cq, &ctx)) {
-		struct wqp_cq *c =
-			&res->cqs[cq == res->cqs[WQP_CQ_SEND].cq ? WQP_CQ_SEND
-								 : WQP_CQ_RECV];
+		struct wqp_cq *c = ctx; /* cq_context: the CQ's entry */
 
 		c->armed = false;
 		res->st.cq_events++;
@@ -165,7 +168,7 @@ static void chan_watch_fn(struct wharf_watch *watch, int fd, uint32_t events,
 static int cq_create(struct wharf_qp_res *res, struct wqp_cq *c,
 		     uint32_t entries)
 {
-	c->cq = ibv_create_cq(res->dev->verbs, (int)entries, res, res->chan,
+	c->cq = ibv_create_cq(res->dev->verbs, (int)entries, c, res->chan,
 			      res->o.comp_vector);
 	if (!c->cq)
 		return errno ? -errno : -ENOMEM;
@@ -185,11 +188,19 @@ int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send)
 	flags = fcntl(res->chan->fd, F_GETFL);
 	if (flags < 0 || fcntl(res->chan->fd, F_SETFL, flags | O_NONBLOCK) < 0)
 		return -errno;
-	err = cq_create(res, &res->cqs[WQP_CQ_RECV], recv);
-	if (!err)
-		err = cq_create(res, &res->cqs[WQP_CQ_SEND], send);
-	if (err)
-		return err;
+	res->cqs = wharf_numa_alloc(
+		res->arena, (1 + res->o.send_cq_max) * sizeof(*res->cqs), 64,
+		true);
+	if (!res->cqs)
+		return -ENOMEM;
+	res->send_cq_entries = send;
+	for (unsigned i = 0; i < 2; i++) {
+		err = cq_create(res, &res->cqs[i],
+				i == WQP_CQ_RECV ? recv : send);
+		if (err)
+			return err;
+		res->ncqs++;
+	}
 	err = wharf_shard_watch(res->shard, res->chan->fd, WHARF_WATCH_IN,
 				chan_watch_fn, res, &res->chan_watch);
 	if (err)
@@ -206,7 +217,7 @@ void wqp_cq_teardown(struct wharf_qp_res *res)
 		wharf_watch_remove(res->chan_watch);
 	res->poller = NULL;
 	res->chan_watch = NULL;
-	for (unsigned i = 0; i < WQP_CQ_COUNT; i++) {
+	for (unsigned i = 0; res->cqs && i < res->ncqs; i++) {
 		struct wqp_cq *c = &res->cqs[i];
 
 		if (c->cq) {
@@ -217,6 +228,10 @@ void wqp_cq_teardown(struct wharf_qp_res *res)
 		c->cq = NULL;
 		c->unacked = 0;
 	}
+	if (res->cqs)
+		wharf_numa_free(res->arena, res->cqs);
+	res->cqs = NULL;
+	res->ncqs = 0;
 	if (res->chan)
 		ibv_destroy_comp_channel(res->chan);
 	res->chan = NULL;
@@ -245,20 +260,85 @@ int wqp_res_cq_claim(struct wharf_qp_res *res, unsigned which, uint32_t need)
 	return wqp_cq_reserve(&c->b, need) ? -ENOSPC : 0;
 }
 
-int wqp_res_cq_claim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq)
+/*
+ * wqp_cq_pick() over @res's send CQs; with @pooled, free QPs count as
+ * claims on the CQ they are bound to (a refill then binds new ones where
+ * takes will look for them).
+ */
+static int pick(const struct wharf_qp_res *res, uint32_t sq, bool pooled)
 {
-	int err = wqp_res_cq_claim(res, WQP_CQ_SEND, sq);
+	struct wqp_cq_budget b[WQP_SEND_CQ_LIMIT];
+	unsigned nsend = res->ncqs - WQP_CQ_SEND0;
 
-	if (err || !rq)
+	for (unsigned k = 0; k < nsend; k++)
+		b[k] = res->cqs[WQP_CQ_SEND0 + k].b;
+	if (pooled) {
+		const struct wcore_list *n;
+
+		for (n = res->free.head.next; n != &res->free.head;
+		     n = n->next) {
+			const struct wharf_qp *qp = wcore_list_entry(
+				n, const struct wharf_qp, link);
+
+			b[qp->scq - WQP_CQ_SEND0].reserved += qp->sq_depth;
+		}
+	}
+	return wqp_cq_pick(b, nsend, res->o.send_cq_max, res->o.cq_max, sq);
+}
+
+bool wqp_res_send_room(const struct wharf_qp_res *res, uint32_t sq)
+{
+	return pick(res, sq, false) != -ENOSPC;
+}
+
+int wqp_res_send_cq(struct wharf_qp_res *res, uint32_t sq, bool pooled)
+{
+	unsigned nsend = res->ncqs - WQP_CQ_SEND0;
+	int i = pick(res, sq, pooled), err;
+
+	if (i >= 0)
+		return WQP_CQ_SEND0 + i;
+	if (i != WQP_CQ_PICK_NEW)
+		return i;
+	err = cq_create(res, &res->cqs[res->ncqs], res->send_cq_entries);
+	if (err) {
+		wharf_ctx_log(res->dev->ctx, WHARF_LOG_WARN,
+			      "qp: cannot create send CQ %u of %u entries: %d",
+			      nsend + 1, res->send_cq_entries, err);
 		return err;
+	}
+	wharf_ctx_log(res->dev->ctx, WHARF_LOG_INFO,
+		      "qp: shard %u: send CQ %u added (%u entries each, at "
+		      "most %u)",
+		      res->shard_idx, nsend + 1, res->o.cq_max,
+		      res->o.send_cq_max);
+	return (int)res->ncqs++;
+}
+
+int wqp_res_cq_claim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq,
+			unsigned *scq)
+{
+	int i = wqp_res_send_cq(res, sq, false);
+	int err;
+
+	if (i < 0) {
+		res->st.cq_full++;
+		return -ENOSPC;
+	}
+	err = wqp_res_cq_claim(res, (unsigned)i, sq);
+	if (err || !rq)
+		goto out;
 	err = wqp_res_cq_claim(res, WQP_CQ_RECV, rq);
 	if (err)
-		wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, sq);
+		wqp_cq_release(&res->cqs[i].b, sq);
+out:
+	*scq = (unsigned)i;
 	return err;
 }
 
-void wqp_res_cq_unclaim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq)
+void wqp_res_cq_unclaim_qp(struct wharf_qp_res *res, unsigned scq, uint32_t sq,
+			   uint32_t rq)
 {
-	wqp_cq_release(&res->cqs[WQP_CQ_SEND].b, sq);
+	wqp_cq_release(&res->cqs[scq].b, sq);
 	wqp_cq_release(&res->cqs[WQP_CQ_RECV].b, rq);
 }

@@ -53,3 +53,19 @@ int wqp_cq_release(struct wqp_cq_budget *b, uint32_t n)
 	b->reserved -= n;
 	return 0;
 }
+
+int wqp_cq_pick(const struct wqp_cq_budget *b, unsigned n, unsigned max_cqs,
+		uint32_t cq_max, uint32_t need)
+{
+	uint32_t ns;
+
+	if (need > cq_max)
+		return -ENOSPC;
+	for (unsigned i = 0; i < n; i++)
+		if (wqp_cq_plan(&b[i], need, &ns) == 0)
+			return (int)i;
+	for (unsigned i = 0; i < n; i++)
+		if (wqp_cq_plan(&b[i], need, &ns) == 1)
+			return (int)i;
+	return n < max_cqs ? WQP_CQ_PICK_NEW : -ENOSPC;
+}

@@ -7,7 +7,8 @@
  * A QP reserves its share before it leaves RESET and gives it back once
  * drained, so the CQ can never overrun.  When a reservation does not fit,
  * the CQ grows (at least doubling, capped at the maximum) or the
- * reservation is refused with -ENOSPC.
+ * reservation is refused with -ENOSPC.  Sends are spread over several CQs
+ * (wqp_cq_pick()): a shard with many QPs outgrows one device-sized CQ.
  */
 #ifndef WHARF_QP_CQ_SIZE_H
 #define WHARF_QP_CQ_SIZE_H
@@ -59,6 +60,22 @@ int wqp_cq_reserve(struct wqp_cq_budget *b, uint32_t need);
  * Context: any thread; pure.
  */
 int wqp_cq_release(struct wqp_cq_budget *b, uint32_t n);
+
+/* wqp_cq_pick() found no room: a new CQ is needed. */
+#define WQP_CQ_PICK_NEW (-1)
+
+/**
+ * wqp_cq_pick() - which of @n send CQs (budgets @b[0..n-1]) takes a QP of
+ * @need entries: the first one it fits in as it is, else the first one
+ * that can grow to hold it (growing beats another CQ to poll), else a new
+ * one while fewer than @max_cqs exist.
+ * Return: the index; WQP_CQ_PICK_NEW when a new CQ must be created;
+ * -ENOSPC when @max_cqs CQs exist and none can hold it, or when @need is
+ * more than one CQ can ever hold (@cq_max).
+ * Context: any thread; pure.
+ */
+int wqp_cq_pick(const struct wqp_cq_budget *b, unsigned n, unsigned max_cqs,
+		uint32_t cq_max, uint32_t need);
 
 #ifdef __cplusplus
 }

@@ -31,10 +31,9 @@
 #include "qp/qp.h"
 #include "qp/qpn_map.h"
 #include "qp/quarantine.h"
+#include "qp/res_fit.h"
 #include "qp/wrq.h"
 
-/* WRs chained into one ibv_post_send() / receives into one post. */
-#define WQP_POST_BATCH 64u
 /* Work completions polled per ibv_poll_cq() call. */
 #define WQP_POLL_BATCH 32u
 /* Poll calls per poller run (bounded work per loop iteration). */
@@ -96,6 +95,7 @@ struct wharf_qp {
 	bool dirty;   /* on the res's dirty list */
 	bool in_reap; /* on the res's reap list */
 	uint8_t min_rnr_timer;
+	uint16_t scq; /* index of its send CQ in res->cqs */
 	uint32_t sq_depth;
 	uint32_t rq_depth;
 	uint32_t recv_credits;
@@ -114,8 +114,8 @@ struct wharf_qp {
 	void *arg;
 };
 
-/* One of a res's CQs. */
-enum { WQP_CQ_RECV = 0, WQP_CQ_SEND = 1, WQP_CQ_COUNT = 2 };
+/* A res's CQs: cqs[WQP_CQ_RECV] takes every receive, the others sends. */
+enum { WQP_CQ_RECV = 0, WQP_CQ_SEND0 = 1 };
 struct wqp_cq {
 	struct ibv_cq *cq;
 	bool armed;
@@ -131,10 +131,13 @@ struct wharf_qp_res {
 	struct wharf_numa_arena *arena;
 	struct wharf_qp_res_opts o; /* resolved options */
 	/* Completion queues, on one channel: receives (the SRQ's buffers and
-	 * private receive queues) on one, sends on the other, so that a
-	 * shard's connections share two device-sized CQs, not one. */
+	 * private receive queues) on the first, sends on the others, added
+	 * as QPs need room (up to 1 + o.send_cq_max), so that a shard's
+	 * connections are not bounded by one device-sized CQ. */
 	struct ibv_comp_channel *chan;
-	struct wqp_cq cqs[WQP_CQ_COUNT];
+	struct wqp_cq *cqs; /* [1 + o.send_cq_max], ncqs created */
+	unsigned ncqs;
+	uint32_t send_cq_entries; /* first size of a send CQ */
 	struct wharf_watch *chan_watch;
 	struct wharf_poller *poller;
 	/* Shared receive queue. */
@@ -181,8 +184,10 @@ void wqp_list_del(struct wqp_list *l, struct wharf_qp *qp);
 struct wharf_qp *wqp_list_pop(struct wqp_list *l);
 
 /* pool.c */
-int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
-		  uint32_t rq_depth, struct wharf_qp **out);
+int wqp_qp_create(struct wharf_qp_res *res, unsigned scq, uint32_t sq_depth,
+		  bool private_rq, uint32_t rq_depth, struct wharf_qp **out);
+/* A free QP whose send CQ is @scq, off the free list; NULL if none. */
+struct wharf_qp *wqp_pool_take_free(struct wharf_qp_res *res, unsigned scq);
 void wqp_qp_destroy(struct wharf_qp *qp);
 void wqp_reap_add(struct wharf_qp *qp);
 void wqp_reap(struct wharf_qp_res *res);
@@ -192,15 +197,25 @@ void wqp_drain_check(struct wharf_qp *qp);
 void wqp_pool_fini(struct wharf_qp_res *res);
 
 /* cq.c */
-/* Creates both CQs (@recv and @send entries at first). */
+/* Creates the receive CQ and the first send CQ (@recv and @send entries
+ * at first). */
 int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send);
 void wqp_cq_teardown(struct wharf_qp_res *res);
 unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds);
 int wqp_res_cq_claim(struct wharf_qp_res *res, unsigned which, uint32_t need);
-/* A QP's room: @sq entries on the send CQ, @rq (a private receive queue)
- * on the receive CQ; both or neither.  And giving it back. */
-int wqp_res_cq_claim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq);
-void wqp_res_cq_unclaim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq);
+/* The send CQ a QP of @sq entries goes on (wqp_cq_pick()), created if
+ * needed: its index, or -ENOSPC / -errno.  @pooled: for a free QP of the
+ * pool, counting the free QPs already bound to each CQ as its claims. */
+int wqp_res_send_cq(struct wharf_qp_res *res, uint32_t sq, bool pooled);
+/* Whether a QP of @sq entries would find a send CQ (now, grown or new). */
+bool wqp_res_send_room(const struct wharf_qp_res *res, uint32_t sq);
+/* A QP's room: @sq entries on a send CQ (its index in *@scq), @rq (a
+ * private receive queue) on the receive CQ; both or neither.  And giving
+ * it back. */
+int wqp_res_cq_claim_qp(struct wharf_qp_res *res, uint32_t sq, uint32_t rq,
+			unsigned *scq);
+void wqp_res_cq_unclaim_qp(struct wharf_qp_res *res, unsigned scq, uint32_t sq,
+			   uint32_t rq);
 void wqp_report_error(struct wharf_qp *qp, enum ibv_wc_status status);
 
 /* srq.c */

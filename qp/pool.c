@@ -73,8 +73,24 @@ static void list_leave(struct wharf_qp *qp)
 	}
 }
 
-int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
-		  uint32_t rq_depth, struct wharf_qp **out)
+struct wharf_qp *wqp_pool_take_free(struct wharf_qp_res *res, unsigned scq)
+{
+	struct wcore_list *n;
+
+	for (n = res->free.head.next; n != &res->free.head; n = n->next) {
+		struct wharf_qp *qp =
+			wcore_list_entry(n, struct wharf_qp, link);
+
+		if (qp->scq == scq) {
+			wqp_list_del(&res->free, qp);
+			return qp;
+		}
+	}
+	return NULL;
+}
+
+int wqp_qp_create(struct wharf_qp_res *res, unsigned scq, uint32_t sq_depth,
+		  bool private_rq, uint32_t rq_depth, struct wharf_qp **out)
 {
 	struct ibv_qp_init_attr qa = {0};
 	struct wharf_qp *qp;
@@ -94,7 +110,8 @@ int wqp_qp_create(struct wharf_qp_res *res, uint32_t sq_depth, bool private_rq,
 	wqp_wrq_init(&qp->q);
 	wqp_wrq_init(&qp->cancel);
 	qa.qp_context = qp;
-	qa.send_cq = res->cqs[WQP_CQ_SEND].cq;
+	qp->scq = (uint16_t)scq;
+	qa.send_cq = res->cqs[scq].cq;
 	qa.recv_cq = res->cqs[WQP_CQ_RECV].cq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_send_wr = sq_depth;
@@ -187,7 +204,7 @@ static void unclaim(struct wharf_qp *qp)
 	qp->claimed = false;
 	if (qp->recv_credits)
 		wqp_admit_put(&res->admit, qp->recv_credits);
-	wqp_res_cq_unclaim_qp(res, qp->sq_depth, qp->rq_depth);
+	wqp_res_cq_unclaim_qp(res, qp->scq, qp->sq_depth, qp->rq_depth);
 }
 
 static bool to_reset(struct wharf_qp *qp)
@@ -355,9 +372,12 @@ static void refill(struct wharf_qp_res *res)
 			    res->o.pool_low_water, res->o.pool_batch,
 			    &res->refilling);
 	for (uint32_t i = 0; i < n; i++) {
+		/* On the send CQ the next take will pick. */
+		int scq = wqp_res_send_cq(res, res->o.sq_depth, true);
 		struct wharf_qp *qp;
 
-		if (wqp_qp_create(res, res->o.sq_depth, false, 0, &qp)) {
+		if (scq < 0 || wqp_qp_create(res, (unsigned)scq,
+					     res->o.sq_depth, false, 0, &qp)) {
 			res->refilling = false; /* retried at the next kick */
 			return;
 		}

@@ -42,6 +42,7 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 	enum wqp_life_act a;
 	bool private_rq;
 	uint32_t sq_depth, rq_depth, credits;
+	unsigned scq;
 	int err;
 
 	if (!res || !in || !out)
@@ -71,17 +72,18 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 		res->st.admit_refused++;
 		return -EBUSY;
 	}
-	err = wqp_res_cq_claim_qp(res, sq_depth, rq_depth);
+	err = wqp_res_cq_claim_qp(res, sq_depth, rq_depth, &scq);
 	if (err)
 		return err;
-	if (can_pool_take(res, private_rq, sq_depth) && res->free.len) {
-		qp = wqp_list_pop(&res->free);
-	} else {
+	if (can_pool_take(res, private_rq, sq_depth))
+		qp = wqp_pool_take_free(res, scq);
+	if (!qp) {
 		if (can_pool_take(res, private_rq, sq_depth))
 			res->st.pool_empty++;
-		err = wqp_qp_create(res, sq_depth, private_rq, rq_depth, &qp);
+		err = wqp_qp_create(res, scq, sq_depth, private_rq, rq_depth,
+				    &qp);
 		if (err) {
-			wqp_res_cq_unclaim_qp(res, sq_depth, rq_depth);
+			wqp_res_cq_unclaim_qp(res, scq, sq_depth, rq_depth);
 			return err;
 		}
 	}

@@ -10,15 +10,17 @@
  *    SRQ event to the shard that owns it (a late event for a QP that was
  *    recycled or destroyed is dropped).
  *
- *  - wharf_qp_res: one per (shard, device): a completion queue (polled by
- *    the shard, armed before it sleeps; it grows before a new QP could
- *    overrun it, and wharf_qp_take() fails with -ENOSPC when it cannot), a
- *    shared receive queue filled from registered buffers on the shard's
- *    NUMA node, and a pool of QPs pre-created in RESET.
+ *  - wharf_qp_res: one per (shard, device): completion queues (polled by
+ *    the shard, armed before it sleeps): one for receives, and one or
+ *    more for sends; a CQ grows before a new QP could overrun it, a new
+ *    send CQ is added when none can (up to send_cq_max), and
+ *    wharf_qp_take() fails with -ENOSPC past that; a shared receive queue
+ *    filled from registered buffers on the shard's NUMA node, and a pool
+ *    of QPs pre-created in RESET.
  *
- *  - wharf_qp: one RC QP on its res's CQ, and on its SRQ unless a private
- *    receive queue was asked for.  The owner (e.g. the cm layer) sets its
- *    callbacks.
+ *  - wharf_qp: one RC QP on its res's receive CQ and one of its send CQs,
+ *    and on its SRQ unless a private receive queue was asked for.  The
+ *    owner (e.g. the cm layer) sets its callbacks.
  *
  * Data path.  Work requests embed a struct wharf_wr in the caller's own
  * struct, tagged with the caller's type tag; completions hand the same
@@ -57,6 +59,22 @@
  * chunk of srq_depth buffers (as many as it takes), up to srq_max buffers
  * in all; past that wharf_qp_take() fails with -EBUSY.  Credits come back
  * when the QP has drained; buffers stay registered.
+ *
+ * Limits.  Every device limit a res can run into is known when the device
+ * is opened, and wharf_qp_res_opts_fit() checks options against them once
+ * (the cm does at wharf_cm_create()).  A size asked for that no device
+ * resource can hold is refused with -EINVAL: srq_depth above max_srq_wr or
+ * above max_cqe (the receive CQ holds every SRQ buffer), sq_depth above
+ * max_qp_wr or max_cqe (one send queue must fit one CQ), max_send_sge
+ * above max_sge, recv_credits above max_qp_wr with no_srq, one chunk of
+ * receive buffers (srq_depth * recv_buf_size) above max_mr_size.  A
+ * ceiling is clamped to what the device allows, with a warning naming the
+ * limit: srq_max (to max_srq_wr, to cq_max, and to max_mr / 2 chunks),
+ * cq_max and cq_size (max_cqe), send_cq_max (max_cq - 2), pool_size
+ * (max_qp / 4).  What a shard then runs out of at run time (QPs, CQ
+ * entries, receive buffers, memory) fails that one wharf_qp_take() with
+ * -ENOSPC, -EBUSY or -ENOMEM, which the cm turns into admission
+ * (deferral) or a refusal; established QPs are not touched.
  *
  * Depths.  The helpers below apply the negotiated responder_resources /
  * initiator_depth: RTR gets max_dest_rd_atomic = responder_resources and
@@ -204,7 +222,7 @@ struct wharf_qp_res_opts {
 	size_t size;
 	/**
 	 * SRQ depth = number of receive buffers; 0 = 1024.  -EINVAL above
-	 * the device's max_srq_wr.
+	 * the device's max_srq_wr or max_cqe (see Limits above).
 	 */
 	uint32_t srq_depth;
 	/** Bytes per receive buffer; 0 = 4096. */
@@ -240,13 +258,18 @@ struct wharf_qp_res_opts {
 	 */
 	uint32_t max_inline_data;
 	/**
-	 * Initial entries of each of the res's two CQs (receives: the SRQ
-	 * and private receive queues; sends: every QP's send queue); 0 =
-	 * srq_depth for the first, pool_size send queues for the second.
-	 * Each grows on demand up to @cq_max.
+	 * Initial entries of each of the res's CQs (one for receives: the
+	 * SRQ and private receive queues; one or more for sends: every QP's
+	 * send queue); 0 = srq_depth for the receive CQ, pool_size send
+	 * queues for a send CQ.  Each grows on demand up to @cq_max; when no
+	 * send CQ can hold a new QP's send queue, another send CQ is created
+	 * (up to @send_cq_max).
 	 */
 	uint32_t cq_size;
-	/** Growth limit of each CQ; 0 = the device's max_cqe. */
+	/**
+	 * Growth limit of each CQ; 0 = the device's max_cqe, which is also
+	 * the most it may be (see "Limits" above).
+	 */
 	uint32_t cq_max;
 	/** Completion vector of the CQ; default 0. */
 	int comp_vector;
@@ -284,10 +307,17 @@ struct wharf_qp_res_opts {
 	/**
 	 * Receive buffers the SRQ may grow to (see Admission above), in
 	 * chunks of srq_depth; 0 = srq_depth (a fixed SRQ).  -EINVAL below
-	 * srq_depth or above the device's max_srq_wr.  The SRQ is created
-	 * for this many work requests.
+	 * srq_depth; clamped to the device's max_srq_wr, to cq_max and to
+	 * max_mr / 2 chunks (see Limits above).  The SRQ is created for this
+	 * many work requests.
 	 */
 	uint32_t srq_max;
+	/**
+	 * Send CQs the res may create, 1 to 1024; 0 = 32.  With @cq_max
+	 * entries each, a shard holds up to send_cq_max * cq_max send queue
+	 * entries: its QPs' sq_depth summed.
+	 */
+	uint32_t send_cq_max;
 };
 
 /**
@@ -300,6 +330,25 @@ struct wharf_qp_res_opts {
  * Context: any thread; non-blocking.  No RCU rule.
  */
 void wharf_qp_res_opts_init(struct wharf_qp_res_opts *opts);
+
+/**
+ * wharf_qp_res_opts_fit - check res options against a device's limits
+ * before any res is created (see Limits above).
+ * @dev: the device.
+ * @opts: the options, or NULL for the defaults.  Not retained.
+ * @out: receives the options a res on @dev would run with (defaults
+ * filled, ceilings clamped), or NULL; @out->size must be set.
+ *
+ * Logs one warning per option clamped and one error per option refused,
+ * each naming the option, the value, and the device limit.
+ * Return: 0 when wharf_qp_res_create() would accept @opts (possibly
+ * clamped); -EINVAL when an option is refused, or on a bad argument
+ * (@dev NULL, @opts->size or @out->size too small).
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+int wharf_qp_res_opts_fit(const struct wharf_qp_dev *dev,
+			  const struct wharf_qp_res_opts *opts,
+			  struct wharf_qp_res_opts *out);
 
 /**
  * wharf_qp_res_create - create @shard's resources on @dev.
@@ -344,12 +393,14 @@ int wharf_qp_res_destroy(struct wharf_qp_res *res);
 struct wharf_shard *wharf_qp_res_shard(const struct wharf_qp_res *res);
 
 /**
- * wharf_qp_res_admit - whether @res would admit a QP claiming @credits
- * receive credits (0 = the res default): now, or once its SRQ has grown
- * as far as srq_max allows.  wharf_qp_take() makes the same check, grows
- * the SRQ if it must, and claims them.
+ * wharf_qp_res_admit - whether @res would admit a QP of its default send
+ * queue depth claiming @credits receive credits (0 = the res default):
+ * now, or once its SRQ has grown as far as srq_max allows and its send
+ * CQs as far as cq_max and send_cq_max allow.  wharf_qp_take() makes the
+ * same checks, grows what it must, and claims them.
  * Return: 0 when it would; -EBUSY when even srq_max buffers (minus the
- * reserve) would not cover it; -EINVAL for NULL.
+ * reserve) would not cover it, or no send CQ could take its send queue;
+ * -EINVAL for NULL.
  * Context: @res's shard thread; non-blocking.  No RCU rule.
  */
 int wharf_qp_res_admit(const struct wharf_qp_res *res, uint32_t credits);
@@ -375,10 +426,10 @@ int wharf_qp_res_recv_put(struct wharf_qp_res *res, void *buf);
 struct wharf_qp_res_stats {
 	/** sizeof(struct wharf_qp_res_stats) as compiled by the caller. */
 	size_t size;
-	/** Gauge: CQ entries (after resizes), both CQs. */
+	/** Gauge: CQ entries (after resizes), every CQ of the res. */
 	uint32_t cq_size;
-	/** Gauge: CQ entries reserved by the SRQ and active QPs, both
-	 * CQs. */
+	/** Gauge: CQ entries reserved by the SRQ and active QPs, every CQ
+	 * of the res. */
 	uint32_t cq_reserved;
 	/** Successful ibv_resize_cq() calls. */
 	uint64_t cq_resizes;
@@ -443,6 +494,8 @@ struct wharf_qp_res_stats {
 	uint32_t srq_max;
 	/** Chunks of buffers added to the SRQ since creation. */
 	uint64_t srq_grows;
+	/** Gauge: send CQs (at most send_cq_max). */
+	uint32_t send_cqs;
 };
 
 /**

@@ -8,72 +8,66 @@
 #include "core/opts.h"
 #include "qp/internal.h"
 
-static uint32_t def(uint32_t v, uint32_t d)
+static void dev_limits(const struct ibv_device_attr *a,
+		       struct wqp_dev_limits *d)
 {
-	return v ? v : d;
+	*d = (struct wqp_dev_limits){
+		.max_cqe = a->max_cqe > 0 ? (uint32_t)a->max_cqe : 0,
+		.max_cq = a->max_cq > 0 ? (uint32_t)a->max_cq : 0,
+		.max_qp = a->max_qp > 0 ? (uint32_t)a->max_qp : 0,
+		.max_qp_wr = a->max_qp_wr > 0 ? (uint32_t)a->max_qp_wr : 0,
+		.max_sge = a->max_sge > 0 ? (uint32_t)a->max_sge : 0,
+		.max_srq = a->max_srq > 0 ? (uint32_t)a->max_srq : 0,
+		.max_srq_wr = a->max_srq_wr > 0 ? (uint32_t)a->max_srq_wr : 0,
+		.max_mr = a->max_mr > 0 ? (uint32_t)a->max_mr : 0,
+		.max_mr_size = a->max_mr_size,
+	};
 }
 
-/* Fills defaults and checks @o against the device. */
-static int resolve(struct wharf_qp_res_opts *o, const struct ibv_device_attr *a)
+/*
+ * Fills @o's defaults and fits it to @dev; the notes go to the log at
+ * @level (refusals always as errors).
+ */
+static int resolve(const struct wharf_qp_dev *dev, struct wharf_qp_res_opts *o,
+		   enum wharf_log_level level)
 {
-	uint32_t max_sge = (uint32_t)a->max_sge < WHARF_WR_MAX_SGE
-				   ? (uint32_t)a->max_sge
-				   : WHARF_WR_MAX_SGE;
+	struct wqp_dev_limits d;
+	struct wqp_fit fit;
+	char line[160];
+	int err;
 
-	if (o->no_srq) {
-		o->srq_depth = 0;
-	} else {
-		o->srq_depth = def(o->srq_depth, WHARF_QP_DEFAULT_SRQ_DEPTH);
-		if (!a->max_srq || o->srq_depth > (uint32_t)a->max_srq_wr)
-			return -EINVAL;
+	dev_limits(&dev->attr, &d);
+	err = wqp_res_fit(o, &d, &fit);
+	for (unsigned i = 0; i < fit.n; i++) {
+		const struct wqp_fit_note *n = &fit.notes[i];
+
+		wqp_fit_note_format(n, line, sizeof(line));
+		wharf_ctx_log(dev->ctx,
+			      n->action == WQP_FIT_REFUSED ? WHARF_LOG_ERROR
+							   : level,
+			      "qp: %s: %s",
+			      ibv_get_device_name(dev->verbs->device), line);
 	}
-	o->recv_buf_size = def(o->recv_buf_size, WHARF_QP_DEFAULT_RECV_SIZE);
-	o->recv_batch = def(o->recv_batch, 32);
-	if (o->recv_batch > WQP_POST_BATCH)
-		o->recv_batch = WQP_POST_BATCH;
-	o->recv_credits = def(o->recv_credits, WHARF_QP_DEFAULT_RECV_CREDITS);
-	if (!o->no_srq) {
-		o->srq_limit = def(o->srq_limit, o->srq_depth / 4);
-		if (o->srq_limit >= o->srq_depth)
-			return -EINVAL;
-		if (!o->recv_reserve)
-			o->recv_reserve =
-				wqp_admit_default_reserve(o->srq_depth);
-		if (o->recv_reserve >= o->srq_depth)
-			return -EINVAL;
-		o->srq_max = def(o->srq_max, o->srq_depth);
-		if (o->srq_max < o->srq_depth ||
-		    o->srq_max > (uint32_t)a->max_srq_wr)
-			return -EINVAL;
-	} else {
-		o->srq_max = 0;
-	}
-	o->sq_depth = def(o->sq_depth, WHARF_QP_DEFAULT_SQ_DEPTH);
-	if (o->sq_depth > (uint32_t)a->max_qp_wr)
+	if (!err && !o->last_wqe_timeout_ms)
+		o->last_wqe_timeout_ms = WQP_DEFAULT_LAST_WQE_MS;
+	return err;
+}
+
+int wharf_qp_res_opts_fit(const struct wharf_qp_dev *dev,
+			  const struct wharf_qp_res_opts *opts,
+			  struct wharf_qp_res_opts *out)
+{
+	struct wharf_qp_res_opts o;
+	int err;
+
+	if (!dev)
 		return -EINVAL;
-	o->max_send_sge = def(o->max_send_sge, max_sge);
-	if (o->max_send_sge > max_sge)
-		return -EINVAL;
-	o->cq_max = def(o->cq_max, (uint32_t)a->max_cqe);
-	if (o->cq_max > (uint32_t)a->max_cqe)
-		return -EINVAL;
-	if (o->no_pool) {
-		o->pool_size = 0;
-		o->pool_low_water = 0;
-	} else {
-		o->pool_size = def(o->pool_size, 64);
-		o->pool_low_water = def(o->pool_low_water, o->pool_size / 2);
-		if (o->pool_low_water > o->pool_size)
-			return -EINVAL;
-	}
-	o->pool_batch = def(o->pool_batch, 8);
-	o->quarantine_ms =
-		o->no_quarantine_delay
-			? 0
-			: def(o->quarantine_ms, WHARF_QP_DEFAULT_QUARANTINE_MS);
-	o->last_wqe_timeout_ms =
-		def(o->last_wqe_timeout_ms, WQP_DEFAULT_LAST_WQE_MS);
-	return 0;
+	err = wcore_opts_copy(&o, sizeof(o), opts);
+	if (!err)
+		err = resolve(dev, &o, WHARF_LOG_WARN);
+	if (!err && out)
+		err = wcore_out_copy(out, &o, sizeof(o));
+	return err;
 }
 
 static void teardown(struct wharf_qp_res *res)
@@ -110,7 +104,8 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 	err = wcore_opts_copy(&o, sizeof(o), opts);
 	if (err)
 		return err;
-	err = resolve(&o, &dev->attr);
+	/* wharf_qp_res_opts_fit() told the clamps up front. */
+	err = resolve(dev, &o, WHARF_LOG_DEBUG);
 	if (err)
 		return err;
 	idx = wharf_shard_index(shard);
@@ -195,6 +190,8 @@ int wharf_qp_res_admit(const struct wharf_qp_res *res, uint32_t credits)
 {
 	if (!res)
 		return -EINVAL;
+	if (!wqp_res_send_room(res, res->o.sq_depth))
+		return -EBUSY;
 	if (!res->srq)
 		return 0;
 	/* What fits once the SRQ has grown as far as it may. */
@@ -214,10 +211,13 @@ int wharf_qp_res_stats(const struct wharf_qp_res *res,
 		return -EINVAL;
 	st = res->st;
 	st.size = sizeof(st);
-	st.cq_size =
-		res->cqs[WQP_CQ_RECV].b.size + res->cqs[WQP_CQ_SEND].b.size;
-	st.cq_reserved = res->cqs[WQP_CQ_RECV].b.reserved +
-			 res->cqs[WQP_CQ_SEND].b.reserved;
+	st.cq_size = 0;
+	st.cq_reserved = 0;
+	for (unsigned i = 0; i < res->ncqs; i++) {
+		st.cq_size += res->cqs[i].b.size;
+		st.cq_reserved += res->cqs[i].b.reserved;
+	}
+	st.send_cqs = res->ncqs - WQP_CQ_SEND0;
 	st.srq_depth = res->admit.depth;
 	st.srq_max = res->o.srq_max;
 	st.srq_posted = res->srq_posted;

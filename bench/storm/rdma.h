@@ -23,10 +23,13 @@ double storm_heap_bytes(void);
 /* User + system CPU seconds of this process. */
 double storm_cpu_s(void);
 
+/* Largest SRQ chunk of the server (one MR of 256-byte buffers). */
+#define STORM_SRQ_CHUNK_MAX 8192u
 /* The QP shape of every storm connection, both sides (storm sends no
- * data): STORM_SQ_DEPTH send WRs of one SGE, and a CQ sized upfront for
- * the SRQ (@ro->srq_depth, set first) and @conns QPs, so that it never
- * has to grow during the storm (the device's max_cqe still caps it). */
+ * data): STORM_SQ_DEPTH send WRs of one SGE, and CQs sized upfront for
+ * the SRQ (@ro->srq_depth, set first) and @conns QPs, so that they never
+ * have to grow during the storm (the device's max_cqe caps each, with a
+ * warning at wharf_cm_create(); more send CQs take the rest). */
 #define STORM_SQ_DEPTH 2
 struct wharf_qp_res_opts;
 void storm_res_shape(struct wharf_qp_res_opts *ro, unsigned conns);

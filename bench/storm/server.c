@@ -312,10 +312,17 @@ static int srv_start(struct srv *s, const struct storm_opts *o, unsigned shards,
 		return err;
 	s->nshards = wharf_ctx_shard_count(s->ctx);
 	/* One receive credit per connection, small buffers: an SRQ per
-	 * shard big enough for every connection landing on it. */
+	 * shard that starts at its share of the connections and may grow
+	 * (in chunks of that share) to hold all of them, as far as the
+	 * device allows (cm_create clamps srq_max and says so). */
 	ro.recv_credits = 1;
 	ro.recv_buf_size = 256;
-	ro.srq_depth = o->conns + o->conns / 8 + 64;
+	ro.srq_depth = o->conns / s->nshards + o->conns / (8 * s->nshards) + 64;
+	if (ro.srq_depth > STORM_SRQ_CHUNK_MAX)
+		ro.srq_depth = STORM_SRQ_CHUNK_MAX;
+	ro.srq_max = o->conns + o->conns / 8 + 64;
+	if (ro.srq_max < ro.srq_depth)
+		ro.srq_max = ro.srq_depth;
 	ro.no_quarantine_delay = true;
 	storm_res_shape(&ro, o->conns);
 	ro.no_pool = !pool;

@@ -1,4 +1,6 @@
 /* CQ budget: sizing, growth and refusal (qp/cq_size.h). */
+#include <errno.h>
+
 #include <gtest/gtest.h>
 
 extern "C" {
@@ -66,4 +68,47 @@ TEST(QpCqSize, NoOverflowInArithmetic)
 	uint32_t ns = 0;
 	EXPECT_EQ(wqp_cq_plan(&b, 2, &ns), -ENOSPC);
 	EXPECT_EQ(wqp_cq_reserve(&b, 2), -ENOSPC);
+}
+
+TEST(QpCqSize, PickPrefersRoomThenGrowthThenANewCq)
+{
+	/* Room as it is in the second: no resize. */
+	wqp_cq_budget b[3] = {{256, 250, 256}, {256, 100, 4096}, {0, 0, 0}};
+	EXPECT_EQ(wqp_cq_pick(b, 2, 4, 4096, 10), 1);
+	/* No room as it is: the first that can grow. */
+	b[1].reserved = 250;
+	EXPECT_EQ(wqp_cq_pick(b, 2, 4, 4096, 10), 1);
+	/* Neither can grow: a new CQ while under the count. */
+	b[1].max = 256;
+	EXPECT_EQ(wqp_cq_pick(b, 2, 4, 4096, 10), WQP_CQ_PICK_NEW);
+	EXPECT_EQ(wqp_cq_pick(b, 2, 2, 4096, 10), -ENOSPC);
+	/* None yet. */
+	EXPECT_EQ(wqp_cq_pick(b, 0, 4, 4096, 10), WQP_CQ_PICK_NEW);
+	/* More than any one CQ holds. */
+	EXPECT_EQ(wqp_cq_pick(b, 0, 4, 4096, 4097), -ENOSPC);
+}
+
+TEST(QpCqSize, PickSpreadsManyQpsOverCqsOfADeviceLimit)
+{
+	/* 20,000 QPs of 2 send entries on CQs of at most 4096 entries. */
+	wqp_cq_budget b[16] = {};
+	unsigned n = 0;
+	for (int q = 0; q < 20000; q++) {
+		int i = wqp_cq_pick(b, n, 16, 4096, 2);
+		ASSERT_NE(i, -ENOSPC) << q;
+		if (i == WQP_CQ_PICK_NEW) {
+			b[n] = {64, 0, 4096};
+			i = (int)n++;
+		}
+		uint32_t ns;
+		if (wqp_cq_plan(&b[i], 2, &ns) == 1)
+			b[i].size = ns;
+		ASSERT_EQ(wqp_cq_reserve(&b[i], 2), 0);
+	}
+	EXPECT_EQ(n, 10u); /* 40,000 entries / 4096 */
+	for (unsigned i = 0; i + 1 < n; i++)
+		EXPECT_EQ(b[i].reserved, 4096u);
+	/* A release makes room in a full CQ: it is reused first. */
+	ASSERT_EQ(wqp_cq_release(&b[3], 2), 0);
+	EXPECT_EQ(wqp_cq_pick(b, n, 16, 4096, 2), 3);
 }
