@@ -108,7 +108,7 @@ int wqp_res_fit(struct wharf_qp_res_opts *o, const struct wqp_dev_limits *d,
 		fit->n = 0;
 	o->cq_max = def(o->cq_max, d->max_cqe);
 	clamp(fit, &o->cq_max, d->max_cqe, "cq_max", "max_cqe");
-	clamp(fit, &o->cq_size, o->cq_max, "cq_size", "cq_max");
+	clamp(fit, &o->cq_size, o->cq_max, "cq_size", cq_limit(o, d));
 	o->send_cq_max = def(o->send_cq_max, WQP_DEFAULT_SEND_CQ_MAX);
 	clamp(fit, &o->send_cq_max, WQP_SEND_CQ_LIMIT, "send_cq_max",
 	      "WQP_SEND_CQ_LIMIT");

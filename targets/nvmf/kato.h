@@ -4,9 +4,20 @@
  *
  * The controller reports KAS = NVMF_KAS (units of 100 ms) in Identify
  * Controller and rounds every KATO up to that granularity, as NVMe Base
- * 1.4 7.12.1 allows. A controller whose KATO is 0 never expires. A Keep
- * Alive command (or the admin Connect) restarts the timer; the timeout
- * fires once now - last >= the rounded KATO.
+ * 1.4 7.12.1 allows. A controller whose KATO is 0 never expires. Every
+ * admin or Fabrics command of the controller restarts the timer - Keep
+ * Alive, the admin Connect, Property Set CC.EN, Identify, and each I/O
+ * queue's Connect - and the timeout fires once now - last >= the rounded
+ * KATO.  I/O commands do not restart it (the controller does not claim
+ * TBKAS, and the data path stays free of a shared store).
+ *
+ * Why not Keep Alive alone: the Linux host (6.1) sends its first Keep
+ * Alive KATO/2 after it has set up every queue, each later one KATO/2
+ * after the previous completed.  A controller whose queues took longer
+ * than KATO/2 to set up expired before its first Keep Alive arrived: 37
+ * of 256 controllers in a slow boot (docs/bench/connect_storm.md).  nvmet
+ * restarts its timer on any command and checks it lazily, so it expires
+ * between KATO and 2 * KATO after the last one.
  */
 #ifndef WHARF_TARGETS_NVMF_KATO_H
 #define WHARF_TARGETS_NVMF_KATO_H

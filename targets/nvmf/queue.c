@@ -155,6 +155,10 @@ static enum nvmf_act run(struct nvmf_queue *q, struct nvmf_req *req)
 	default:
 		sts = nvmf_sts_gen(NVMF_SC_INTERNAL);
 	}
+	/* Admin and Fabrics commands (an I/O queue's Connect too) restart
+	 * the keep-alive timer (kato.h); I/O commands do not. */
+	if (req->kind != NVMF_KIND_IO && q->ctrl)
+		atomic_store(&q->ctrl->ka_last_ms, nvmf_now(q->tgt));
 	if (req->held) /* parked by the AER handler, state set under lock */
 		return NVMF_ACT_HOLD;
 	return finish(q, req, sts);

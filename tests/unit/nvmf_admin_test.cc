@@ -407,6 +407,30 @@ TEST_F(NvmfAdmin, KeepAliveExpiryTearsTheControllerDown)
 	EXPECT_EQ(1u, Stats().ctrls); // admin_'s
 }
 
+// The Linux host sends its first Keep Alive KATO/2 after its last queue
+// is up: every admin command and every Connect of the controller counts.
+TEST_F(NvmfAdmin, AdminAndConnectCommandsRestartTheTimerIoCommandsDoNot)
+{
+	uint16_t cntlid;
+	fake_.now = 10000;
+	nvmf_queue *admin = Admin(kSub, &cntlid, 5000); // KATO 5 s
+	fake_.now = 14000;
+	std::vector<uint8_t> buf;
+	EXPECT_EQ(0, Status(Identify(admin, NVMF_CNS_CTRL, 0, &buf)));
+	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 18999));
+	fake_.now = 18000;
+	nvmf_queue *io = Io(1, cntlid);
+	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 22999));
+	fake_.now = 22000;
+	Slot s;
+	EXPECT_EQ(NVMF_ACT_RESPOND, Run(io, &s, Cmd(NVMF_IO_FLUSH, 1, 1)));
+	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 23000));
+	EXPECT_TRUE(fake_.WasKilled(admin));
+	EXPECT_TRUE(fake_.WasKilled(io));
+	DestroyQueue(io);
+	DestroyQueue(admin);
+}
+
 TEST_F(NvmfAdmin, KeepAliveTimerFeatureRestartsTheTimer)
 {
 	fake_.now = 0;

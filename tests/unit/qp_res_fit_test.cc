@@ -204,7 +204,7 @@ TEST(QpResFit, CeilingsAreClampedWithANote)
 	EXPECT_EQ(o.send_cq_max, 62u);
 	EXPECT_EQ(o.pool_size, 1048560u / 4);
 	EXPECT_NE(find(f, "cq_max", "max_cqe"), nullptr);
-	EXPECT_NE(find(f, "cq_size", "cq_max"), nullptr);
+	EXPECT_NE(find(f, "cq_size", "max_cqe"), nullptr);
 	EXPECT_NE(find(f, "send_cq_max", "max_cq"), nullptr);
 	EXPECT_NE(find(f, "pool_size", "max_qp"), nullptr);
 	for (unsigned i = 0; i < f.n; i++)
