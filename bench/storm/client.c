@@ -161,12 +161,20 @@ static void on_rejected(struct wharf_conn *conn,
 	mark_down(c);
 }
 
+_Static_assert(WHARF_CONN_ERR_ADDRESS == 1 && WHARF_CONN_ERR_ROUTE == 2 &&
+		       WHARF_CONN_ERR_CONNECT == 3 &&
+		       WHARF_CONN_ERR_UNREACHABLE == 4 &&
+		       WHARF_CONN_ERR_TIMEOUT == 5 &&
+		       WHARF_CONN_ERR_DEVICE == 6,
+	       "storm_fail_kind_name() names these values");
+
 static void on_error(struct wharf_conn *conn, enum wharf_conn_error e, int err,
 		     void *arg)
 {
 	struct cconn *c = arg;
 
-	(void)err;
+	c->rec.fail_kind = (uint8_t)e;
+	c->rec.fail_err = err;
 	stamp_steps(c, conn);
 	wharf_conn_destroy(conn);
 	end_handshake(c, e == WHARF_CONN_ERR_TIMEOUT ? STORM_OUT_TIMED_OUT

@@ -55,6 +55,42 @@ static unsigned last_step(const struct storm_conn *c)
 	return last;
 }
 
+const char *storm_fail_kind_name(unsigned kind)
+{
+	/* By the values of enum wharf_conn_error (part of the ABI; client.c
+	 * checks them): storm_lib stays free of the RDMA libraries. */
+	static const char *const names[] = {
+		[1] = "address",     [2] = "route",   [3] = "connect",
+		[4] = "unreachable", [5] = "timeout", [6] = "device",
+	};
+
+	if (kind < sizeof(names) / sizeof(names[0]) && names[kind])
+		return names[kind];
+	return "other";
+}
+
+/* Counts @c's (error, errno) in @out's table. */
+static void add_fail(struct storm_outcomes *out, const struct storm_conn *c)
+{
+	unsigned i;
+
+	for (i = 0; i < out->nfail; i++)
+		if (out->fail[i].kind == c->fail_kind &&
+		    out->fail[i].err == c->fail_err)
+			break;
+	if (i == out->nfail) {
+		if (out->nfail == STORM_FAIL_REASONS) {
+			i = STORM_FAIL_REASONS - 1; /* the rest, together */
+			out->fail[i].kind = 0;
+			out->fail[i].err = 0;
+		} else {
+			out->fail[out->nfail++] = (struct storm_fail_reason){
+				.kind = c->fail_kind, .err = c->fail_err};
+		}
+	}
+	out->fail[i].n++;
+}
+
 void storm_outcomes_add(struct storm_outcomes *out,
 			const struct storm_conn *conns, size_t n)
 {
@@ -66,8 +102,10 @@ void storm_outcomes_add(struct storm_outcomes *out,
 		out->attempts++;
 		out->n[o]++;
 		if (o == STORM_OUT_TIMED_OUT || o == STORM_OUT_UNREACHABLE ||
-		    o == STORM_OUT_FAILED)
+		    o == STORM_OUT_FAILED) {
 			out->stopped_after[last_step(c)]++;
+			add_fail(out, c);
+		}
 		if (o != STORM_OUT_REJECTED)
 			continue;
 		if (c->rej_app)

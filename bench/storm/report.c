@@ -163,6 +163,12 @@ static void print_stopped(FILE *f, const struct storm_outcomes *o)
 	}
 	if (any)
 		fputc('\n', f);
+	/* One line per distinct reason, with its count. */
+	for (unsigned i = 0; i < o->nfail; i++)
+		fprintf(f, "not established: %s error %d (%s): %" PRIu64 "\n",
+			storm_fail_kind_name(o->fail[i].kind), o->fail[i].err,
+			o->fail[i].err ? strerror(-o->fail[i].err) : "no errno",
+			o->fail[i].n);
 }
 
 void storm_print(FILE *f, const struct storm_result *r)
@@ -320,6 +326,16 @@ static void json_outcomes(struct storm_json *j, const struct storm_outcomes *o)
 	}
 	storm_json_end(j, '}');
 	storm_json_u64(j, "busy_retried", o->busy_retried);
+	storm_json_arr(j, "not_established_by_reason");
+	for (unsigned i = 0; i < o->nfail; i++) {
+		storm_json_obj(j, NULL);
+		storm_json_str(j, "error",
+			       storm_fail_kind_name(o->fail[i].kind));
+		storm_json_num(j, "errno", o->fail[i].err);
+		storm_json_u64(j, "count", o->fail[i].n);
+		storm_json_end(j, '}');
+	}
+	storm_json_end(j, ']');
 	storm_json_obj(j, "not_established_last_step");
 	for (unsigned i = 0; i < STORM_T_COUNT; i++)
 		if (o->stopped_after[i])

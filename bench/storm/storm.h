@@ -122,9 +122,20 @@ struct storm_conn {
 	uint8_t rej_reason;	   /* IB REJ reason (REJECTED) */
 	bool rej_app;		   /* REJ carried the server's private data */
 	bool rej_busy;		   /* REJ was wharf's busy REJ */
+	uint8_t fail_kind;	   /* enum wharf_conn_error (on_error) */
+	int32_t fail_err;	   /* its -errno */
 };
 
 #define STORM_REJ_REASONS 64
+/* Distinct (error, errno) pairs counted; more go to the last. */
+#define STORM_FAIL_REASONS 16
+
+/* How many attempts ended with one on_error (error, errno) pair. */
+struct storm_fail_reason {
+	uint8_t kind; /* enum wharf_conn_error */
+	int32_t err;
+	uint64_t n;
+};
 
 struct storm_outcomes {
 	uint64_t attempts;
@@ -136,9 +147,15 @@ struct storm_outcomes {
 	/* Timed out, unreachable or failed: the last step each reached
 	 * (index of storm_conn.t, START .. REPLY). */
 	uint64_t stopped_after[STORM_T_COUNT];
+	/* Timed out, unreachable or failed, by reason, in order of first
+	 * appearance. */
+	struct storm_fail_reason fail[STORM_FAIL_REASONS];
+	unsigned nfail;
 };
 
 const char *storm_outcome_name(enum storm_outcome o);
+/* The name of an enum wharf_conn_error ("address", "route", ...). */
+const char *storm_fail_kind_name(unsigned kind);
 /* The name of what a step stamp means ("route resolved", ...). */
 const char *storm_stamp_name(enum storm_step s);
 

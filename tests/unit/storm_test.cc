@@ -576,3 +576,62 @@ TEST(StormResult, WindowWaitIsItsOwnRowBeforeCreateId)
 	EXPECT_STREQ("admitted", storm_stamp_name(STORM_T_ADMIT));
 	EXPECT_STREQ("id created", storm_stamp_name(STORM_T_ID));
 }
+
+TEST(StormOutcomes, FailuresAreCountedOncePerReason)
+{
+	std::vector<storm_conn> cs;
+	for (int i = 0; i < 1633; i++) {
+		storm_conn c = Conn(STORM_OUT_FAILED);
+		c.fail_kind = 1; // address
+		c.fail_err = -ENOMEM;
+		cs.push_back(c);
+	}
+	storm_conn t = Conn(STORM_OUT_TIMED_OUT);
+	t.fail_kind = 5;
+	t.fail_err = -ETIMEDOUT;
+	cs.push_back(t);
+	cs.push_back(t);
+	cs.push_back(Conn(STORM_OUT_ESTABLISHED));
+	storm_outcomes o = {};
+	storm_outcomes_add(&o, cs.data(), cs.size());
+	ASSERT_EQ(2u, o.nfail);
+	EXPECT_STREQ("address", storm_fail_kind_name(o.fail[0].kind));
+	EXPECT_EQ(-ENOMEM, o.fail[0].err);
+	EXPECT_EQ(1633u, o.fail[0].n);
+	EXPECT_STREQ("timeout", storm_fail_kind_name(o.fail[1].kind));
+	EXPECT_EQ(2u, o.fail[1].n);
+	EXPECT_STREQ("other", storm_fail_kind_name(200));
+	// More distinct reasons than the table holds: the last row takes
+	// the rest, nothing is lost.
+	cs.clear();
+	for (int i = 0; i < STORM_FAIL_REASONS + 5; i++) {
+		storm_conn c = Conn(STORM_OUT_FAILED);
+		c.fail_kind = 3;
+		c.fail_err = -i - 1;
+		cs.push_back(c);
+	}
+	o = {};
+	storm_outcomes_add(&o, cs.data(), cs.size());
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < o.nfail; i++)
+		sum += o.fail[i].n;
+	EXPECT_EQ((uint64_t)cs.size(), sum);
+	EXPECT_EQ(6u, o.fail[STORM_FAIL_REASONS - 1].n);
+	// The report prints one line per reason.
+	storm_result r = {};
+	snprintf(r.name, sizeof(r.name), "x");
+	r.ran = true;
+	r.has_outcomes = true;
+	r.out = o;
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	storm_print(f, &r);
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	EXPECT_NE(std::string::npos,
+		  s.find("not established: connect error -1 (Operation not "
+			 "permitted): 1\n"))
+		<< s;
+}
