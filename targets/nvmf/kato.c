@@ -20,12 +20,14 @@ bool nvmf_kato_expired(uint64_t last_ms, uint32_t kato_ms, uint64_t now_ms)
 {
 	if (!kato_ms || now_ms < last_ms)
 		return false;
-	return now_ms - last_ms >= kato_ms;
+	return now_ms - last_ms >= (uint64_t)kato_ms * NVMF_KATO_GRACE_FACTOR;
 }
 
 uint64_t nvmf_kato_deadline(uint64_t last_ms, uint32_t kato_ms)
 {
-	if (!kato_ms || last_ms > UINT64_MAX - kato_ms)
+	uint64_t span = (uint64_t)kato_ms * NVMF_KATO_GRACE_FACTOR;
+
+	if (!kato_ms || last_ms > UINT64_MAX - span)
 		return UINT64_MAX;
-	return last_ms + kato_ms;
+	return last_ms + span;
 }

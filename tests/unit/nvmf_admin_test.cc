@@ -386,12 +386,12 @@ TEST_F(NvmfAdmin, KeepAliveExpiryTearsTheControllerDown)
 	fake_.now = 10000;
 	nvmf_queue *admin = Admin(kSub, &cntlid, 5000); // KATO 5 s
 	nvmf_queue *io = Io(1, cntlid);
-	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 14999));
+	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 19999));
 	fake_.now = 14000;
 	EXPECT_EQ(0, Status(Exec(admin, Cmd(NVMF_ADM_KEEP_ALIVE, 90))));
-	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 18999));
+	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 23999)); // 2 x KATO
 	EXPECT_TRUE(fake_.killed.empty());
-	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 19000));
+	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 24000));
 	EXPECT_TRUE(fake_.WasKilled(admin));
 	EXPECT_TRUE(fake_.WasKilled(io));
 	EXPECT_FALSE(fake_.WasKilled(admin_)); // KATO 0: never expires
@@ -417,14 +417,14 @@ TEST_F(NvmfAdmin, AdminAndConnectCommandsRestartTheTimerIoCommandsDoNot)
 	fake_.now = 14000;
 	std::vector<uint8_t> buf;
 	EXPECT_EQ(0, Status(Identify(admin, NVMF_CNS_CTRL, 0, &buf)));
-	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 18999));
+	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 23999)); // 2 x KATO after it
 	fake_.now = 18000;
 	nvmf_queue *io = Io(1, cntlid);
-	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 22999));
+	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 27999));
 	fake_.now = 22000;
 	Slot s;
 	EXPECT_EQ(NVMF_ACT_RESPOND, Run(io, &s, Cmd(NVMF_IO_FLUSH, 1, 1)));
-	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 23000));
+	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 28000));
 	EXPECT_TRUE(fake_.WasKilled(admin));
 	EXPECT_TRUE(fake_.WasKilled(io));
 	DestroyQueue(io);
@@ -438,8 +438,8 @@ TEST_F(NvmfAdmin, KeepAliveTimerFeatureRestartsTheTimer)
 	nvmf_queue *admin = Admin(kSub, &cntlid, 0);
 	fake_.now = 100000;
 	ASSERT_EQ(0, Status(Feature(admin, true, NVMF_FEAT_KATO, 3000)));
-	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 102999));
-	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 103000));
+	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 105999));
+	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 106000));
 	EXPECT_TRUE(fake_.WasKilled(admin));
 	EXPECT_FALSE(fake_.WasKilled(admin_));
 	// The killed queue answers nothing more.
