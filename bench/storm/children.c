@@ -110,6 +110,9 @@ static void child_line(struct child *c, char *line, struct storm_conn *conns)
 			r.t[s] = strtoull(p, &end, 10);
 			p = end;
 		}
+		r.fail_kind = (uint8_t)strtoul(p, &end, 10);
+		p = end;
+		r.fail_err = (int32_t)strtol(p, &end, 10);
 		if (g >= c->first && g < c->first + c->count)
 			conns[g] = r;
 	} else if (!strncmp(line, "stats ", 6)) {

@@ -314,6 +314,7 @@ static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
 		if (err) {
 			fprintf(stderr, "storm client: wharf_connect: %s\n",
 				strerror(-err));
+			c->rec.fail_err = err; /* fail_kind 0: the call */
 			end_handshake(c, STORM_OUT_FAILED);
 			mark_down(c);
 		}
@@ -347,7 +348,7 @@ static void report(struct cconn *cs, unsigned count)
 		       (r->rej_app ? 1u : 0) | (r->rej_busy ? 2u : 0));
 		for (int s = 0; s < STORM_T_COUNT; s++)
 			printf(" %" PRIu64, r->t[s]);
-		putchar('\n');
+		printf(" %u %d\n", r->fail_kind, (int)r->fail_err);
 	}
 }
 

@@ -60,8 +60,9 @@ const char *storm_fail_kind_name(unsigned kind)
 	/* By the values of enum wharf_conn_error (part of the ABI; client.c
 	 * checks them): storm_lib stays free of the RDMA libraries. */
 	static const char *const names[] = {
-		[1] = "address",     [2] = "route",   [3] = "connect",
-		[4] = "unreachable", [5] = "timeout", [6] = "device",
+		[0] = "wharf_connect()", /* the call failed */
+		[1] = "address",	 [2] = "route",	  [3] = "connect",
+		[4] = "unreachable",	 [5] = "timeout", [6] = "device",
 	};
 
 	if (kind < sizeof(names) / sizeof(names[0]) && names[kind])

@@ -601,6 +601,7 @@ TEST(StormOutcomes, FailuresAreCountedOncePerReason)
 	EXPECT_STREQ("timeout", storm_fail_kind_name(o.fail[1].kind));
 	EXPECT_EQ(2u, o.fail[1].n);
 	EXPECT_STREQ("other", storm_fail_kind_name(200));
+	EXPECT_STREQ("wharf_connect()", storm_fail_kind_name(0));
 	// More distinct reasons than the table holds: the last row takes
 	// the rest, nothing is lost.
 	cs.clear();
