@@ -33,6 +33,17 @@ int main(int argc, char **argv)
 		storm_usage(stdout);
 		return 0;
 	}
+	{
+		unsigned lo, hi;
+
+		if (!storm_port_range_read(
+			    "/proc/sys/net/ipv4/ip_local_port_range", &lo,
+			    &hi) &&
+		    storm_ports_check(o.conns, lo, hi, err, sizeof(err))) {
+			fprintf(stderr, "storm: %s\n", err);
+			return 2;
+		}
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (o.variants & STORM_V_WHARF) {
 		struct storm_result *r = &results[n++];

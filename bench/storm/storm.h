@@ -154,6 +154,18 @@ struct storm_outcomes {
 };
 
 const char *storm_outcome_name(enum storm_outcome o);
+/*
+ * The local port range in @path (/proc/sys/net/ipv4/ip_local_port_range):
+ * 0, or -errno / -EINVAL.
+ */
+int storm_port_range_read(const char *path, unsigned *lo, unsigned *hi);
+/*
+ * 0 when @conns connections from one address to one server port fit the
+ * local port range [@lo, @hi]; else -ENOSPC and the limit and the remedy
+ * in @err.
+ */
+int storm_ports_check(unsigned conns, unsigned lo, unsigned hi, char *err,
+		      size_t errlen);
 /* The name of an enum wharf_conn_error ("address", "route", ...). */
 const char *storm_fail_kind_name(unsigned kind);
 /* The name of what a step stamp means ("route resolved", ...). */

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <deque>
 #include <fstream>
@@ -635,4 +637,30 @@ TEST(StormOutcomes, FailuresAreCountedOncePerReason)
 		  s.find("not established: connect error -1 (Operation not "
 			 "permitted): 1\n"))
 		<< s;
+}
+
+TEST(StormPorts, ARunNeedingMorePortsThanTheRangeIsRefusedUpFront)
+{
+	char err[512] = "";
+	// Linux's default range: 28,232 ports, one may be the server's.
+	EXPECT_EQ(0, storm_ports_check(28231, 32768, 60999, err, sizeof(err)));
+	EXPECT_EQ(-ENOSPC,
+		  storm_ports_check(30000, 32768, 60999, err, sizeof(err)));
+	EXPECT_NE(nullptr, strstr(err, "ip_local_port_range (32768 60999) "
+				       "has 28232"))
+		<< err;
+	EXPECT_EQ(0, storm_ports_check(60000, 1024, 65535, err, sizeof(err)));
+	// The file as the kernel writes it.
+	char path[] = "/tmp/storm_ports_XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("32768\t60999\n", f);
+	fclose(f);
+	unsigned lo = 0, hi = 0;
+	EXPECT_EQ(0, storm_port_range_read(path, &lo, &hi));
+	EXPECT_EQ(32768u, lo);
+	EXPECT_EQ(60999u, hi);
+	unlink(path);
+	EXPECT_EQ(-ENOENT, storm_port_range_read(path, &lo, &hi));
 }

@@ -61,6 +61,10 @@ ip link set veth1 up
 rdma link add rxe0 type rxe netdev veth0 || fail "rdma link add"
 ulimit -l unlimited
 ulimit -n 65536
+# Every client connection of a storm takes a local port of its own (all
+# come from one address to one server port): the guest is a storm test
+# bed, so it offers 64,512 of them instead of the kernel's 28,232.
+echo "1024 65535" >/proc/sys/net/ipv4/ip_local_port_range
 echo "guest-init: rxe0 up, running the command"
 
 cd "$WHARF_CWD" || fail "no $WHARF_CWD"
