@@ -5,6 +5,8 @@
 // process), and the server must come back to zero connections, handshakes
 // and active QPs.  The run is bounded (killed and failed past kBoundSec);
 // nothing here asserts on durations.
+#include <arpa/inet.h>
+#include <rdma/rdma_cma.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,6 +163,68 @@ TEST(StormGuest, EveryAttemptAccountedForAndTheServerReclaimsKilledClients)
 	ASSERT_FALSE(s.empty()) << j;
 	// The killed client's requests that reached the server count there.
 	EXPECT_GE(Num(s, "rejected_app"), Num(o, "rejected_app")) << s;
+}
+
+// Sets net.ipv4.ip_local_port_range for the test's life.
+class PortRange
+{
+      public:
+	PortRange(unsigned lo, unsigned hi)
+	{
+		old_ = Read(kPath);
+		std::ofstream(kPath) << lo << " " << hi << "\n";
+	}
+	~PortRange()
+	{
+		std::ofstream(kPath) << old_;
+	}
+
+      private:
+	static constexpr const char *kPath =
+		"/proc/sys/net/ipv4/ip_local_port_range";
+	std::string old_;
+};
+
+// A storm whose connections fail exits 1 and says FAILED, with the
+// reason counted: two of the range's ten ports are held by rdma_cm ids
+// of this test, the server takes one, so two of the nine clients find
+// no local port (the up-front check counts the range, not who holds it).
+TEST(StormGuest, AStormWhoseConnectionsFailExitsOne)
+{
+	WHARF_REQUIRE_GUEST();
+	std::string bin = StormPath();
+	ASSERT_FALSE(bin.empty());
+	PortRange range(50000, 50009);
+	rdma_event_channel *ch = rdma_create_event_channel();
+	ASSERT_NE(nullptr, ch);
+	rdma_cm_id *held[2] = {};
+	for (rdma_cm_id *&id : held) {
+		ASSERT_EQ(0, rdma_create_id(ch, &id, nullptr, RDMA_PS_TCP));
+		sockaddr_in a = {};
+		a.sin_family = AF_INET;
+		inet_pton(AF_INET, wharf_guest::kRxeAddr, &a.sin_addr);
+		ASSERT_EQ(0, rdma_bind_addr(id, (sockaddr *)&a)) << errno;
+	}
+	std::string log = "/tmp/storm_guest_fail.log";
+	std::string json = "/tmp/storm_guest_fail.json";
+	int st = RunStorm({bin, "--conns", "9", "--clients", "1", "--variants",
+			   "wharf", "--shards", "1", "--timeout", "120",
+			   "--json", json},
+			  log);
+	for (rdma_cm_id *id : held)
+		rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	std::string out = Read(log);
+	ASSERT_NE(-1, st) << out;
+	ASSERT_TRUE(WIFEXITED(st)) << out;
+	EXPECT_EQ(1, WEXITSTATUS(st)) << out;
+	EXPECT_NE(std::string::npos, out.find("FAILED")) << out;
+	EXPECT_NE(std::string::npos, out.find("not established: address error"))
+		<< out;
+	std::string o = Section(Read(json), "outcomes");
+	EXPECT_EQ(9, Num(o, "attempts")) << o;
+	EXPECT_EQ(7, Num(o, "established")) << o;
+	EXPECT_EQ(2, Num(o, "failed")) << o;
 }
 
 TEST(StormGuest, BadOptionsExitTwo)
