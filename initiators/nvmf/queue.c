@@ -458,6 +458,10 @@ static void on_disconnected(struct wharf_conn *conn, void *arg)
 
 	if (!q->destroyed)
 		q->conn = conn;
+	if (alive(q))
+		wharf_ctx_log(q->h->ctx, WHARF_LOG_WARN,
+			      "nvmf host: queue %u: disconnected by the target",
+			      q->qid);
 	wnh_queue_fail(q, -ECONNRESET);
 	destroy_conn(q);
 }
@@ -505,8 +509,13 @@ static void on_send_done(struct wharf_conn *conn, struct wharf_wr *wr,
 		return;
 	q->wr_inflight--;
 	s->sent = true;
-	if (wr->status != IBV_WC_SUCCESS)
+	if (wr->status != IBV_WC_SUCCESS && alive(q)) {
+		wharf_ctx_log(q->h->ctx, WHARF_LOG_WARN,
+			      "nvmf host: queue %u: send of command %u: %s",
+			      q->qid, (unsigned)(s - q->slots),
+			      ibv_wc_status_str((enum ibv_wc_status)wr->status));
 		wnh_queue_fail(q, -ECONNRESET);
+	}
 	else if (alive(q) && s->answered && s->cb)
 		slot_complete(q, s);
 	check_gone(q);
