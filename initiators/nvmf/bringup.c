@@ -18,11 +18,20 @@
 static const char *step_name(enum wnh_step s)
 {
 	static const char *const names[] = {
-		"Connect",	"Property Get CAP", "Property Get VS",
-		"Property Get CC", "Property Set CC", "Property Get CSTS",
-		"Identify Controller", "Set Features Number of Queues",
-		"Identify Active Namespace List", "Identify Namespace",
-		"I/O queues", "live", "shutdown", "stopped",
+		"Connect",
+		"Property Get CAP",
+		"Property Get VS",
+		"Property Get CC",
+		"Property Set CC",
+		"Property Get CSTS",
+		"Identify Controller",
+		"Set Features Number of Queues",
+		"Identify Active Namespace List",
+		"Identify Namespace",
+		"I/O queues",
+		"live",
+		"shutdown",
+		"stopped",
 	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
@@ -62,8 +71,8 @@ static void prop_set(struct wharf_nvmf_host *h, enum wnh_step step,
 	submit(h, step, &c, NH_DIR_NONE, NULL, 0);
 }
 
-static void identify(struct wharf_nvmf_host *h, enum wnh_step step,
-		     uint8_t cns, uint32_t nsid)
+static void identify(struct wharf_nvmf_host *h, enum wnh_step step, uint8_t cns,
+		     uint32_t nsid)
 {
 	union nvmf_cmd c;
 
@@ -173,7 +182,7 @@ static void start_io_queues(struct wharf_nvmf_host *h)
 		rc = wnh_queue_start(q);
 		if (rc) {
 			wnh_fail(h, rc, "I/O queue %u: connect: %s", q->qid,
-				strerror(-rc));
+				 strerror(-rc));
 			h->step = NHS_STOPPED;
 			return;
 		}
@@ -233,14 +242,14 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 	case NHS_CSTS:
 		if (csts & NVMF_CSTS_CFS) {
 			wnh_fail(h, -EIO, "controller fatal status (CSTS 0x%x)",
-				csts);
+				 csts);
 			h->step = NHS_STOPPED;
 		} else if (csts & NVMF_CSTS_RDY) {
 			identify(h, NHS_ID_CTRL, NVMF_CNS_CTRL, 0);
 		} else if (wnh_now_ms() > h->step_deadline_ms) {
 			wnh_fail(h, -ETIMEDOUT,
-				"CSTS.RDY not set within CAP.TO (%u ms)",
-				(unsigned)((h->info.cap >> 24 & 0xFF) * 500));
+				 "CSTS.RDY not set within CAP.TO (%u ms)",
+				 (unsigned)((h->info.cap >> 24 & 0xFF) * 500));
 			h->step = NHS_STOPPED;
 		} else {
 			wharf_timer_arm(h->step_timer, POLL_NS);
@@ -304,10 +313,10 @@ static void admin_cb(int status, uint16_t nvme_status, void *arg)
 		if (status == -EIO) {
 			wnh_status_str(nvme_status, st, sizeof(st));
 			wnh_fail(h, -EIO, "admin %s failed: %s",
-				step_name(h->step), st);
+				 step_name(h->step), st);
 		} else {
 			wnh_fail(h, status, "admin %s: %s", step_name(h->step),
-				strerror(-status));
+				 strerror(-status));
 		}
 		if (h->step == NHS_SHN)
 			shutdown_done(h);
@@ -330,7 +339,8 @@ void wnh_admin_connected(struct wharf_nvmf_host *h)
 		rc = wharf_timer_create(h->admin.shard, ka_fn, h, &h->ka_timer);
 		if (!rc)
 			rc = wharf_timer_arm(h->ka_timer, (uint64_t)h->kato_ms /
-								  2 * 1000000ull);
+								  2 *
+								  1000000ull);
 	}
 	if (rc) {
 		wnh_fail(h, rc, "admin timers: %s", strerror(-rc));

@@ -9,7 +9,7 @@
 #include <string.h>
 
 void wnh_sgl_keyed(struct nvmf_sgl *sgl, uint64_t addr, uint32_t len,
-		  uint32_t key)
+		   uint32_t key)
 {
 	memset(sgl, 0, sizeof(*sgl));
 	sgl->addr = addr;
@@ -39,7 +39,7 @@ static void fabrics(union nvmf_cmd *c, uint8_t fctype)
 }
 
 void wnh_cmd_connect(union nvmf_cmd *c, uint16_t qid, uint32_t entries,
-		    uint32_t kato_ms)
+		     uint32_t kato_ms)
 {
 	fabrics(c, NVMF_FCTYPE_CONNECT);
 	c->connect.recfmt = 0;
@@ -56,7 +56,7 @@ static int nqn_ok(const char *nqn)
 }
 
 int wnh_connect_data(struct nvmf_connect_data *d, const uint8_t hostid[16],
-		    uint16_t cntlid, const char *subnqn, const char *hostnqn)
+		     uint16_t cntlid, const char *subnqn, const char *hostnqn)
 {
 	if (!nqn_ok(subnqn) || !nqn_ok(hostnqn))
 		return -EINVAL;
@@ -112,7 +112,7 @@ void wnh_cmd_keep_alive(union nvmf_cmd *c)
 }
 
 void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
-	       uint32_t nlb)
+		uint32_t nlb)
 {
 	admin(c, opc, nsid);
 	c->common.cdw10 = (uint32_t)slba;
@@ -147,7 +147,7 @@ uint32_t wnh_max_xfer(uint8_t mdts, uint32_t want)
 }
 
 int wnh_rsp_parse(const void *buf, size_t len, uint32_t depth,
-		 struct wnh_rsp *out)
+		  struct wnh_rsp *out)
 {
 	struct nvmf_cqe cqe;
 
@@ -203,6 +203,6 @@ void wnh_status_str(uint16_t status, char *buf, size_t len)
 {
 	unsigned sct = NVMF_STATUS_SCT(status), sc = NVMF_STATUS_SC(status);
 
-	snprintf(buf, len, "SCT %u SC 0x%02x (%s)%s", sct, sc,
-		 sc_name(sct, sc), status & NVMF_DNR ? " DNR" : "");
+	snprintf(buf, len, "SCT %u SC 0x%02x (%s)%s", sct, sc, sc_name(sct, sc),
+		 status & NVMF_DNR ? " DNR" : "");
 }

@@ -19,18 +19,18 @@ extern "C" {
 
 /* A keyed SGL (subtype address: the target never invalidates @key). */
 void wnh_sgl_keyed(struct nvmf_sgl *sgl, uint64_t addr, uint32_t len,
-		  uint32_t key);
+		   uint32_t key);
 /* An in-capsule data SGL: @len bytes right after the 64-byte command. */
 void wnh_sgl_in_capsule(struct nvmf_sgl *sgl, uint32_t len);
 
 /* Fabrics Connect for queue @qid with @entries entries (sqsize =
  * entries - 1) and KATO @kato_ms (admin queue only). */
 void wnh_cmd_connect(union nvmf_cmd *c, uint16_t qid, uint32_t entries,
-		    uint32_t kato_ms);
+		     uint32_t kato_ms);
 /* The 1024-byte Connect data; -EINVAL when an NQN is empty or longer
  * than NVMF_NQN_MAX. */
 int wnh_connect_data(struct nvmf_connect_data *d, const uint8_t hostid[16],
-		    uint16_t cntlid, const char *subnqn, const char *hostnqn);
+		     uint16_t cntlid, const char *subnqn, const char *hostnqn);
 /* Property Get (@size8: an 8-byte property) and Property Set (4 bytes). */
 void wnh_cmd_prop_get(union nvmf_cmd *c, uint32_t ofst, int size8);
 void wnh_cmd_prop_set(union nvmf_cmd *c, uint32_t ofst, uint32_t value);
@@ -42,7 +42,7 @@ void wnh_cmd_set_nqueues(union nvmf_cmd *c, unsigned n);
 void wnh_cmd_keep_alive(union nvmf_cmd *c);
 /* Read / Write of @nlb (>= 1) blocks at @slba; Flush. */
 void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
-	       uint32_t nlb);
+		uint32_t nlb);
 void wnh_cmd_flush(union nvmf_cmd *c, uint32_t nsid);
 
 /* The largest write that may travel in the capsule of an I/O command:
@@ -70,7 +70,7 @@ struct wnh_rsp {
  * Whether the cid is outstanding is the queue's check.
  */
 int wnh_rsp_parse(const void *buf, size_t len, uint32_t depth,
-		 struct wnh_rsp *out);
+		  struct wnh_rsp *out);
 
 /* "SCT 1 SC 0x82 (connect invalid parameters)" into @buf. */
 void wnh_status_str(uint16_t status, char *buf, size_t len);

@@ -259,8 +259,7 @@ static void init_queue(struct wharf_nvmf_host *h,
 	q->shard = wharf_ctx_shard(h->ctx, shard_index);
 }
 
-static struct wharf_nvmf_host *
-host_new(const struct wharf_nvmf_host_opts *o)
+static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 {
 	struct wharf_nvmf_host *h = calloc(1, sizeof(*h));
 	pthread_condattr_t ca;
@@ -288,8 +287,8 @@ host_new(const struct wharf_nvmf_host_opts *o)
 		h->want_queues = 0xFFFE;
 	h->want_entries =
 		o->queue_size ? o->queue_size : WHARF_NVMF_HOST_QUEUE_SIZE;
-	h->want_io = o->max_io_size ? o->max_io_size
-				    : WHARF_NVMF_HOST_MAX_IO_SIZE;
+	h->want_io =
+		o->max_io_size ? o->max_io_size : WHARF_NVMF_HOST_MAX_IO_SIZE;
 	h->kato_ms = o->no_keep_alive ? 0
 		     : o->kato_ms     ? o->kato_ms
 				      : WHARF_NVMF_HOST_KATO_MS;
@@ -348,7 +347,8 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 	if (rc) {
 		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
 			 strerror(-rc));
-	} else if (wait_until(h, is_done, wnh_now_ms() + h->connect_timeout_ms)) {
+	} else if (wait_until(h, is_done,
+			      wnh_now_ms() + h->connect_timeout_ms)) {
 		rc = -ETIMEDOUT;
 		snprintf(h->err, sizeof(h->err),
 			 "bring-up not finished within %u ms",

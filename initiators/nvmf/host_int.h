@@ -126,7 +126,7 @@ enum wnh_step {
 	NHS_ID_CTRL,
 	NHS_NQUEUES,
 	NHS_NS_LIST,
-	NHS_ID_NS,    /* one Identify Namespace per active NSID */
+	NHS_ID_NS,     /* one Identify Namespace per active NSID */
 	NHS_IO_QUEUES, /* I/O queues connecting */
 	NHS_LIVE,      /* keep-alive running */
 	NHS_SHN,       /* CC.SHN set, polling CSTS.SHST */
@@ -167,11 +167,11 @@ struct wharf_nvmf_host {
 	/* The application thread's waits. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool done;	    /* bring-up finished (result says how) */
-	int result;	    /* first failure, 0 */
-	unsigned io_ready;  /* I/O queues LIVE */
+	bool done;	     /* bring-up finished (result says how) */
+	int result;	     /* first failure, 0 */
+	unsigned io_ready;   /* I/O queues LIVE */
 	unsigned calls_left; /* wnh_on_shard_wait() */
-	bool shut_down;	    /* NHS_SHN finished */
+	bool shut_down;	     /* NHS_SHN finished */
 	char err[256];
 };
 
@@ -186,8 +186,8 @@ void wnh_io_ready(struct wharf_nvmf_host *h);
 extern const struct wharf_conn_ops wnh_conn_ops;
 int wnh_queue_start(struct wharf_nvmf_host_queue *q);
 int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
-	      enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
-	      void *arg);
+	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
+	       void *arg);
 void wnh_queue_fail(struct wharf_nvmf_host_queue *q, int err);
 void wnh_queue_close(struct wharf_nvmf_host_queue *q);
 void wnh_queue_free(struct wharf_nvmf_host_queue *q);

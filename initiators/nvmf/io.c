@@ -7,8 +7,8 @@
 
 #include "initiators/nvmf/host_int.h"
 
-static const struct wharf_nvmf_host_ns *
-find_ns(const struct wharf_nvmf_host *h, uint32_t nsid)
+static const struct wharf_nvmf_host_ns *find_ns(const struct wharf_nvmf_host *h,
+						uint32_t nsid)
 {
 	for (unsigned i = 0; i < h->info.nr_ns; i++)
 		if (h->ns[i].nsid == nsid)
@@ -35,10 +35,9 @@ static int rw(struct wharf_nvmf_host_queue *q, uint8_t opc, uint32_t nsid,
 	if (len > q->bounce_size)
 		return -EINVAL;
 	wnh_cmd_rw(&c, opc, nsid, slba, nlb);
-	return wnh_submit(q, &c,
-			 opc == NVMF_IO_WRITE ? NH_DIR_TO_CTRL
-					      : NH_DIR_FROM_CTRL,
-			 buf, (uint32_t)len, cb, arg);
+	return wnh_submit(
+		q, &c, opc == NVMF_IO_WRITE ? NH_DIR_TO_CTRL : NH_DIR_FROM_CTRL,
+		buf, (uint32_t)len, cb, arg);
 }
 
 int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
@@ -53,8 +52,8 @@ int wharf_nvmf_host_write(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 			  wharf_nvmf_host_cb cb, void *arg)
 {
 	/* wnh_submit only reads a TO_CTRL buffer. */
-	return rw(q, NVMF_IO_WRITE, nsid, slba, nlb, (void *)(uintptr_t)buf,
-		  cb, arg);
+	return rw(q, NVMF_IO_WRITE, nsid, slba, nlb, (void *)(uintptr_t)buf, cb,
+		  arg);
 }
 
 int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,

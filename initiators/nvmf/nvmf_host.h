@@ -264,8 +264,7 @@ wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q);
  * failed or was disconnected first.  Runs on the queue's owner shard,
  * never inside a submission call.  It may submit again.
  */
-typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status,
-				   void *arg);
+typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
 
 /**
  * wharf_nvmf_host_read - read @nlb blocks from @slba of namespace @nsid

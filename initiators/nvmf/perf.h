@@ -13,6 +13,8 @@
 extern "C" {
 #endif
 
+#define PERF_MAX_CPUS 64
+
 enum perf_pattern {
 	PERF_READ = 0,
 	PERF_WRITE,
@@ -26,15 +28,18 @@ struct perf_args {
 	const char *subnqn;
 	const char *hostnqn; /* NULL: the library's default */
 	uint32_t nsid;
-	unsigned qd;	   /* per queue */
-	uint32_t io_size;  /* bytes */
+	unsigned qd;	  /* per queue */
+	uint32_t io_size; /* bytes */
 	enum perf_pattern pattern;
 	unsigned time_s;
-	unsigned queues;   /* 0: one per shard */
-	unsigned shards;   /* 0: the context default */
+	unsigned queues;	 /* 0: one per shard */
+	unsigned shards;	 /* 0: the context default */
+	int cpus[PERF_MAX_CPUS]; /* --cpus: shard i on cpus[i] */
+	unsigned ncpus;
+	int poll; /* enum wharf_poll_mode */
 	bool verify;
 	bool json;
-	bool quiet;        /* no progress */
+	bool quiet; /* no progress */
 	bool help;
 };
 

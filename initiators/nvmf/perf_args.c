@@ -29,6 +29,8 @@ const char perf_usage[] =
 	"  --time S           seconds (default 10)\n"
 	"  --queues N         I/O queues (default one per shard)\n"
 	"  --shards N         shard threads (default one per core)\n"
+	"  --cpus LIST        one shard per CPU listed, e.g. 1 or 0,2\n"
+	"  --poll MODE        idle shards: event (default), busy, adaptive\n"
 	"  --verify           every command slot owns its own blocks and\n"
 	"                     writes them with a fresh pattern, reads them\n"
 	"                     back and compares; exit 1 on a mismatch\n"
@@ -73,6 +75,25 @@ static int num(const char *s, uint64_t max, uint64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+static int parse_cpus(const char *v, struct perf_args *a)
+{
+	a->ncpus = 0;
+	while (*v) {
+		char *end;
+		long c = strtol(v, &end, 10);
+
+		if (end == v || c < 0 || c > 4095 || a->ncpus == PERF_MAX_CPUS)
+			return 1;
+		a->cpus[a->ncpus++] = (int)c;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return 1;
+		v = end;
+	}
+	return a->ncpus == 0;
 }
 
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
@@ -140,6 +161,17 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 		} else if (!strcmp(o, "--queues")) {
 			bad = num(v, 1024, &n) || n == 0;
 			a->queues = (unsigned)n;
+		} else if (!strcmp(o, "--cpus")) {
+			bad = parse_cpus(v, a);
+		} else if (!strcmp(o, "--poll")) {
+			if (!strcmp(v, "event"))
+				a->poll = 0;
+			else if (!strcmp(v, "busy"))
+				a->poll = 1;
+			else if (!strcmp(v, "adaptive"))
+				a->poll = 2;
+			else
+				bad = 1;
 		} else if (!strcmp(o, "--shards")) {
 			bad = num(v, 1024, &n) || n == 0;
 			a->shards = (unsigned)n;

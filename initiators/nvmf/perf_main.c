@@ -35,11 +35,11 @@ struct job;
 struct slot {
 	struct job *j;
 	uint8_t *buf;
-	uint64_t lba;	 /* of the command in flight */
-	uint64_t base;	 /* verify: the slot's own blocks */
-	uint64_t seq;	 /* verify: the pattern's generation */
-	uint64_t t0;	 /* submission, ns */
-	bool reading;	 /* verify: the read-back is in flight */
+	uint64_t lba;  /* of the command in flight */
+	uint64_t base; /* verify: the slot's own blocks */
+	uint64_t seq;  /* verify: the pattern's generation */
+	uint64_t t0;   /* submission, ns */
+	bool reading;  /* verify: the read-back is in flight */
 };
 
 struct job {
@@ -300,7 +300,8 @@ struct result {
 };
 
 static void report(const struct perf_args *a,
-		   const struct wharf_nvmf_host_info *in, const struct result *r)
+		   const struct wharf_nvmf_host_info *in,
+		   const struct result *r)
 {
 	if (a->json) {
 		printf("{\"tool\":\"wharf-nvmf-perf\",\"traddr\":\"%s\","
@@ -330,7 +331,7 @@ static void report(const struct perf_args *a,
 	       perf_pattern_name(a->pattern), a->io_size, a->qd,
 	       in->nr_io_queues, r->iops, r->mib_s, r->avg_us, r->p50_us,
 	       r->p99_us, r->p999_us, r->cpu_us_per_io);
-	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu errors%s", 
+	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu errors%s",
 	       (unsigned long long)r->ios, r->secs,
 	       (unsigned long long)r->errors, a->verify ? ", " : "\n");
 	if (a->verify)
@@ -410,9 +411,10 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 		if (!a->quiet && last)
 			fprintf(stderr, "[%3.0fs] %10.0f IOPS %9.2f MiB/s\n",
 				(double)(t - t0) / 1e9,
-				(double)(sum - lastn) * 1e9 / (double)(t - last),
-				(double)(sum - lastn) * a->io_size /
-					1048576.0 * 1e9 / (double)(t - last));
+				(double)(sum - lastn) * 1e9 /
+					(double)(t - last),
+				(double)(sum - lastn) * a->io_size / 1048576.0 *
+					1e9 / (double)(t - last));
 		last = t;
 		lastn = sum;
 	}
@@ -472,7 +474,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	wharf_ctx_opts_init(&co);
-	co.nshards = a.shards;
+	co.nshards = a.ncpus ? 0 : a.shards;
+	co.cpus = a.ncpus ? a.cpus : NULL;
+	co.ncpus = a.ncpus;
+	co.poll_mode = (enum wharf_poll_mode)a.poll;
 	rc = wharf_ctx_create(&co, &ctx);
 	if (!rc)
 		rc = wharf_cm_create(ctx, NULL, &cm);

@@ -21,8 +21,8 @@ static void cnt_inc(atomic_uint_fast64_t *c)
 
 static void out_add(struct wharf_nvmf_host_queue *q, int d)
 {
-	uint_fast32_t v = atomic_load_explicit(&q->n.outstanding,
-					       memory_order_relaxed);
+	uint_fast32_t v =
+		atomic_load_explicit(&q->n.outstanding, memory_order_relaxed);
 
 	atomic_store_explicit(&q->n.outstanding, v + (uint_fast32_t)d,
 			      memory_order_relaxed);
@@ -186,8 +186,8 @@ static void slot_complete(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 }
 
 int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
-	      enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
-	      void *arg)
+	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
+	       void *arg)
 {
 	struct wnh_slot *s = q->free;
 	union nvmf_cmd *c;
@@ -220,14 +220,14 @@ int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
 		} else {
 			memcpy(s->bounce, buf, len);
 			wnh_sgl_keyed(&c->common.sgl, (uintptr_t)s->bounce, len,
-				     q->mr->rkey);
+				      q->mr->rkey);
 			cnt_inc(&q->n.keyed);
 		}
 		break;
 	case NH_DIR_FROM_CTRL:
 		s->user_buf = buf;
 		wnh_sgl_keyed(&c->common.sgl, (uintptr_t)s->bounce, len,
-			     q->mr->rkey);
+			      q->mr->rkey);
 		break;
 	case NH_DIR_NONE:
 		wnh_sgl_keyed(&c->common.sgl, 0, 0, 0);
@@ -340,14 +340,14 @@ static void connect_done(int status, uint16_t nvme_status, void *arg)
 					     : ", field in the Connect data";
 		wnh_status_str(nvme_status, st, sizeof(st));
 		wnh_fail(h, -ECONNREFUSED,
-			"queue %u: Fabrics Connect to %s refused: %s%s",
-			q->qid, h->subnqn, st, field);
+			 "queue %u: Fabrics Connect to %s refused: %s%s",
+			 q->qid, h->subnqn, st, field);
 		wnh_queue_fail(q, -ECONNREFUSED);
 		return;
 	}
 	if (status) {
 		wnh_fail(h, status, "queue %u: Fabrics Connect: %s", q->qid,
-			strerror(-status));
+			 strerror(-status));
 		wnh_queue_fail(q, status);
 		return;
 	}
@@ -389,20 +389,20 @@ static void on_established(struct wharf_conn *conn,
 		rc = wharf_timer_arm(q->sweep, sweep_ns(q));
 	if (rc) {
 		wnh_fail(h, rc, "queue %u: setting up: %s", q->qid,
-			strerror(-rc));
+			 strerror(-rc));
 		wnh_queue_fail(q, rc);
 		return;
 	}
 	wnh_cmd_connect(&cmd, q->qid, q->entries, h->kato_ms);
 	rc = wnh_connect_data(&data, h->hostid,
-			     q->qid ? h->info.cntlid : NVMF_CNTLID_DYNAMIC,
-			     h->subnqn, h->hostnqn);
+			      q->qid ? h->info.cntlid : NVMF_CNTLID_DYNAMIC,
+			      h->subnqn, h->hostnqn);
 	if (!rc)
 		rc = wnh_submit(q, &cmd, NH_DIR_TO_CTRL, &data, sizeof(data),
-			       connect_done, q);
+				connect_done, q);
 	if (rc) {
 		wnh_fail(h, rc, "queue %u: sending Connect: %s", q->qid,
-			strerror(-rc));
+			 strerror(-rc));
 		wnh_queue_fail(q, rc);
 	}
 }
@@ -417,9 +417,9 @@ static void on_rejected(struct wharf_conn *conn,
 	if (rej->private_data_len >= sizeof(r))
 		memcpy(&r, rej->private_data, sizeof(r));
 	wnh_fail(q->h, -ECONNREFUSED,
-		"queue %u: the target rejected the connection: REJ reason %d, "
-		"NVMe-oF status %u (%s)",
-		q->qid, rej->reason, r.sts, nvmf_rdma_cm_sts_str(r.sts));
+		 "queue %u: the target rejected the connection: REJ reason %d, "
+		 "NVMe-oF status %u (%s)",
+		 q->qid, rej->reason, r.sts, nvmf_rdma_cm_sts_str(r.sts));
 	q->state = NHQ_FAILED;
 	atomic_store(&q->n.error, -ECONNREFUSED);
 	destroy_conn(q);
@@ -446,7 +446,7 @@ static void on_error(struct wharf_conn *conn, enum wharf_conn_error error,
 		break;
 	}
 	wnh_fail(q->h, e, "queue %u: connecting failed (step %d): %s", q->qid,
-		(int)error, strerror(-err));
+		 (int)error, strerror(-err));
 	q->state = NHQ_FAILED;
 	atomic_store(&q->n.error, e);
 	destroy_conn(q);
@@ -510,13 +510,13 @@ static void on_send_done(struct wharf_conn *conn, struct wharf_wr *wr,
 	q->wr_inflight--;
 	s->sent = true;
 	if (wr->status != IBV_WC_SUCCESS && alive(q)) {
-		wharf_ctx_log(q->h->ctx, WHARF_LOG_WARN,
-			      "nvmf host: queue %u: send of command %u: %s",
-			      q->qid, (unsigned)(s - q->slots),
-			      ibv_wc_status_str((enum ibv_wc_status)wr->status));
+		wharf_ctx_log(
+			q->h->ctx, WHARF_LOG_WARN,
+			"nvmf host: queue %u: send of command %u: %s", q->qid,
+			(unsigned)(s - q->slots),
+			ibv_wc_status_str((enum ibv_wc_status)wr->status));
 		wnh_queue_fail(q, -ECONNRESET);
-	}
-	else if (alive(q) && s->answered && s->cb)
+	} else if (alive(q) && s->answered && s->cb)
 		slot_complete(q, s);
 	check_gone(q);
 }

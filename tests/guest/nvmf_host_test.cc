@@ -92,7 +92,7 @@ void IoStart(struct wharf_shard *, void *arg)
 
 // Runs one command; its submission error, else its completion status.
 int DoIo(struct wharf_nvmf_host_queue *q, char op, uint64_t slba, uint32_t nlb,
-	void *buf, uint16_t *nvme = nullptr)
+	 void *buf, uint16_t *nvme = nullptr)
 {
 	Io io;
 	io.q = q;
@@ -122,8 +122,10 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		std::string c = kCfs;
 		Sh("rm -f " + c + "/ports/30/subsystems/*; rmdir " + c +
 		   "/ports/30; for s in " + kNvmetSub + " " + kNvmetClosed +
-		   "; do echo 0 > " + c + "/subsystems/$s/namespaces/1/enable;"
-		   " rmdir " + c + "/subsystems/$s/namespaces/1 " + c +
+		   "; do echo 0 > " + c +
+		   "/subsystems/$s/namespaces/1/enable;"
+		   " rmdir " +
+		   c + "/subsystems/$s/namespaces/1 " + c +
 		   "/subsystems/$s; done; rm -f " + kImg);
 	}
 
@@ -140,9 +142,12 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 			kNvmetClosed + "; do mkdir " + c +
 			"/subsystems/$s; mkdir " + c +
 			"/subsystems/$s/namespaces/1; echo -n " + kImg + " > " +
-			c + "/subsystems/$s/namespaces/1/device_path; echo 1 > " +
-			c + "/subsystems/$s/namespaces/1/buffered_io; echo 1 > " +
-			c + "/subsystems/$s/namespaces/1/enable; done; echo 1 > " +
+			c +
+			"/subsystems/$s/namespaces/1/device_path; echo 1 > " +
+			c +
+			"/subsystems/$s/namespaces/1/buffered_io; echo 1 > " +
+			c +
+			"/subsystems/$s/namespaces/1/enable; done; echo 1 > " +
 			c + "/subsystems/" + kNvmetSub +
 			"/attr_allow_any_host; mkdir " + c +
 			"/ports/30; echo rdma > " + c +
@@ -285,9 +290,8 @@ TEST_P(NvmfHost, ConnectIdentifyWriteReadDisconnect)
 
 	// Queues spread over the shards: queue i on shard i % 2.
 	for (unsigned i = 0; i < 3; i++)
-		EXPECT_EQ(i % 2,
-			  wharf_shard_index(wharf_nvmf_host_queue_shard(
-				  wharf_nvmf_host_queue(h, i))));
+		EXPECT_EQ(i % 2, wharf_shard_index(wharf_nvmf_host_queue_shard(
+					 wharf_nvmf_host_queue(h, i))));
 	EXPECT_EQ(nullptr, wharf_nvmf_host_queue(h, 3));
 
 	const uint32_t bs = ns.block_size;
@@ -302,7 +306,8 @@ TEST_P(NvmfHost, ConnectIdentifyWriteReadDisconnect)
 		ASSERT_EQ(0, DoIo(q, 'w', lba + 64, big, b.data()));
 		ASSERT_EQ(0, DoIo(q, 'f', 0, 0, nullptr));
 		// Read back through another queue than the one written.
-		struct wharf_nvmf_host_queue *rq = wharf_nvmf_host_queue(h, (i + 1) % 3);
+		struct wharf_nvmf_host_queue *rq =
+			wharf_nvmf_host_queue(h, (i + 1) % 3);
 		ASSERT_EQ(0, DoIo(rq, 'r', lba, small, ra.data()));
 		ASSERT_EQ(0, DoIo(rq, 'r', lba + 64, big, rb.data()));
 		EXPECT_TRUE(a == ra) << "queue " << i << ": 4 KiB differs";

@@ -87,6 +87,13 @@ TEST(NvmfPerfArgs, DefaultsAndValues)
 	EXPECT_TRUE(a.verify);
 	EXPECT_TRUE(a.json);
 	EXPECT_STREQ("4421", a.trsvcid);
+	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n", "--cpus", "1,3",
+			    "--poll", "busy"},
+			   &a));
+	ASSERT_EQ(2u, a.ncpus);
+	EXPECT_EQ(1, a.cpus[0]);
+	EXPECT_EQ(3, a.cpus[1]);
+	EXPECT_EQ(1, a.poll);
 	ASSERT_EQ(0, Parse({"--help"}, &a));
 	EXPECT_TRUE(a.help);
 }
@@ -96,21 +103,26 @@ TEST(NvmfPerfArgs, Refusals)
 	struct perf_args a;
 
 	EXPECT_EQ(-EINVAL, Parse({"--traddr", "1.2.3.4"}, &a));
-	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n", "--qd",
-				  "0"},
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--qd", "0"}, &a));
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--pattern", "trim"},
+			&a));
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--io-size", "12x"},
+			&a));
+	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n", "--trsvcid",
+				  "70000"},
 				 &a));
-	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n",
-				  "--pattern", "trim"},
-				 &a));
-	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n",
-				  "--io-size", "12x"},
-				 &a));
-	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n",
-				  "--trsvcid", "70000"},
-				 &a));
-	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n", "--bogus"},
-				 &a));
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--bogus"}, &a));
 	EXPECT_EQ(-EINVAL, Parse({"--traddr"}, &a));
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--cpus", "1,,2"},
+			&a));
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--poll", "spin"},
+			&a));
 }
 
 } // namespace
