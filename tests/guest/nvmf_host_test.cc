@@ -1,18 +1,21 @@
 // <wharf/nvmf_host.h> and wharf-nvmf-perf against two targets in the same
 // guest: the kernel's nvmet-rdma (configured through configfs, a file
-// namespace on tmpfs, buffered) and wharf-nvmf-tgt (a RAM namespace).  Each: connect with
-// three I/O queues spread over two shards, the Identify data, writes
+// namespace on tmpfs, buffered) and wharf-nvmf-tgt (a RAM namespace).
+// Each: connect with three I/O queues spread over two shards, the Identify data, writes
 // in-capsule and by keyed SGL read back and compared on every queue, an
 // out-of-range read failing with its NVMe status while the queue lives
 // on, a clean disconnect; an unknown subsystem NQN and a host the
 // subsystem does not allow refused with a clear error; wharf-nvmf-perf
 // --verify (write, read back, compare) on two queues, in-capsule and
-// keyed sizes.
+// keyed sizes.  Then, against wharf-nvmf-tgt stopped with SIGSTOP, a
+// command past its timeout failing its queue and nothing else.
 #include <errno.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <string.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -217,7 +220,7 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 	}
 
 	int Connect(const char *subnqn, unsigned queues, std::string *err,
-		    wharf_nvmf_host **out)
+		    wharf_nvmf_host **out, uint32_t io_timeout_ms = 0)
 	{
 		sockaddr_in a = {};
 		a.sin_family = AF_INET;
@@ -230,6 +233,7 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		o.subnqn = subnqn;
 		o.nr_io_queues = queues;
 		o.queue_size = 32;
+		o.io_timeout_ms = io_timeout_ms;
 		char e[256] = "";
 		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
 		*err = e;
@@ -398,6 +402,65 @@ TEST_P(NvmfHost, PerfVerifyInCapsuleAndKeyed)
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, NvmfHost, ::testing::ValuesIn(kTargets),
+			 [](const ::testing::TestParamInfo<Target> &i) {
+				 return std::string(i.param.name);
+			 });
+
+// A target that stops answering (wharf-nvmf-tgt under SIGSTOP; nvmet runs
+// in the kernel and cannot be stopped): the command times out, the queue
+// fails with -ETIMEDOUT and refuses new commands, the other queue is
+// untouched, and the disconnect still completes once the target runs.
+class NvmfHostStalled : public NvmfHost
+{
+};
+
+TEST_P(NvmfHostStalled, CommandTimeoutFailsTheQueueCleanly)
+{
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+	pid_t pid = tgt_->Pid();
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h, 1000)) << err;
+	struct wharf_nvmf_host_queue *q0 = wharf_nvmf_host_queue(h, 0);
+	struct wharf_nvmf_host_queue *q1 = wharf_nvmf_host_queue(h, 1);
+	std::vector<uint8_t> buf(4096);
+	uint32_t nlb = 1;
+	struct wharf_nvmf_host_ns ns = {};
+	ns.size = sizeof(ns);
+	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	nlb = 4096 / ns.block_size;
+	ASSERT_EQ(0, DoIo(q0, 'r', 0, nlb, buf.data()));
+
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	auto t0 = std::chrono::steady_clock::now();
+	int rc = DoIo(q0, 'r', 0, nlb, buf.data());
+	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+			  std::chrono::steady_clock::now() - t0)
+			  .count();
+	EXPECT_EQ(-ETIMEDOUT, rc);
+	EXPECT_GE(ms, 900) << "timed out before io_timeout_ms";
+	struct wharf_nvmf_host_queue_stats s = {};
+	s.size = sizeof(s);
+	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q0, &s));
+	EXPECT_EQ(1u, s.timeouts);
+	EXPECT_EQ(-ETIMEDOUT, s.error);
+	EXPECT_EQ(0u, s.outstanding);
+	EXPECT_EQ(-ENOTCONN, DoIo(q0, 'r', 0, nlb, buf.data()));
+	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q1, &s));
+	EXPECT_EQ(0, s.error) << "the other queue did not fail";
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+	// The target serves a new controller afterwards.
+	ASSERT_EQ(0, Connect(GetParam().sub, 1, &err, &h)) << err;
+	EXPECT_EQ(0,
+		  DoIo(wharf_nvmf_host_queue(h, 0), 'r', 0, nlb, buf.data()));
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+INSTANTIATE_TEST_SUITE_P(WharfTarget, NvmfHostStalled,
+			 ::testing::Values(kTargets[1]),
 			 [](const ::testing::TestParamInfo<Target> &i) {
 				 return std::string(i.param.name);
 			 });
