@@ -125,7 +125,7 @@ printf '%-7s %-10s %4s %11s %11s %6s %10s %10s %7s %10s %10s\n' target \
 	"fio 4k" QD "kernel IOPS" "wharf IOPS" ratio "k avg us" "w avg us" \
 	"lat" "k p99 us" "w p99 us"
 measure() { # label nqn port
-	local dev rw qd k w min=1e9 lat1=
+	local dev rw qd k w min= lat1=
 	for rw in randread randwrite; do
 		for qd in $qds; do
 			log "$1 $rw QD$qd: kernel nvme-rdma + fio io_uring"
@@ -143,14 +143,14 @@ measure() { # label nqn port
 				"$lr" "$kp" "$wp"
 			[ -z "$json" ] || echo "{\"target\":\"$1\",\"rw\":\"$rw\",\"qd\":$qd,\"kernel\":{\"iops\":$ki,\"avg_us\":$ka,\"p99_us\":$kp},\"wharf\":{\"iops\":$wi,\"avg_us\":$wa,\"p99_us\":$wp}}" >>"$json"
 			if [ "$qd" -gt 1 ]; then
-				min=$(awk -v a="$ratio" -v b="$min" 'BEGIN {print a < b ? a : b}')
+				min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
 			else
 				lat1="$lat1 $rw ${lr}x"
 			fi
 		done
 	done
 	echo "summary: $1: wharf-nvmf-perf / kernel host (fio io_uring):" \
-		"lowest IOPS ratio at QD>1 ${min}x (goal 1.4x), QD1 average" \
+		"lowest IOPS ratio at QD>1 ${min:-(none run)}${min:+x} (goal 1.4x), QD1 average" \
 		"latency ratio:$lat1 (goal 0.85x or less)"
 }
 

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -220,7 +221,8 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 	}
 
 	int Connect(const char *subnqn, unsigned queues, std::string *err,
-		    wharf_nvmf_host **out, uint32_t io_timeout_ms = 0)
+		    wharf_nvmf_host **out, uint32_t io_timeout_ms = 0,
+		    uint32_t kato_ms = 0)
 	{
 		sockaddr_in a = {};
 		a.sin_family = AF_INET;
@@ -234,6 +236,7 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		o.nr_io_queues = queues;
 		o.queue_size = 32;
 		o.io_timeout_ms = io_timeout_ms;
+		o.kato_ms = kato_ms;
 		char e[256] = "";
 		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
 		*err = e;
@@ -375,6 +378,33 @@ TEST_P(NvmfHost, HostNotAllowedIsRefused)
 	std::cout << GetParam().name << ": " << err << "\n";
 	// The controller and the host are still fine afterwards.
 	ASSERT_EQ(0, Connect(GetParam().sub, 1, &err, &h)) << err;
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+// KATO 1 s and four idle seconds: only the host's Keep Alive commands
+// (every 500 ms) keep the controller, and so its I/O queue, alive.
+TEST_P(NvmfHost, KeepAliveKeepsAnIdleControllerAlive)
+{
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+
+	ASSERT_EQ(0, Connect(GetParam().sub, 1, &err, &h, 0, 1000)) << err;
+	struct wharf_nvmf_host_info in = {};
+	in.size = sizeof(in);
+	ASSERT_EQ(0, wharf_nvmf_host_info(h, &in));
+	EXPECT_EQ(1000u, in.kato_ms);
+	struct wharf_nvmf_host_ns ns = {};
+	ns.size = sizeof(ns);
+	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	std::this_thread::sleep_for(std::chrono::seconds(4));
+	std::vector<uint8_t> buf(4096);
+	EXPECT_EQ(0, DoIo(wharf_nvmf_host_queue(h, 0), 'r', 0,
+			  4096 / ns.block_size, buf.data()));
+	struct wharf_nvmf_host_queue_stats s = {};
+	s.size = sizeof(s);
+	ASSERT_EQ(0,
+		  wharf_nvmf_host_queue_stats(wharf_nvmf_host_queue(h, 0), &s));
+	EXPECT_EQ(0, s.error);
 	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
 }
 
