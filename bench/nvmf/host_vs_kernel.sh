@@ -125,7 +125,7 @@ printf '%-7s %-10s %4s %11s %11s %6s %10s %10s %7s %10s %10s\n' target \
 	"fio 4k" QD "kernel IOPS" "wharf IOPS" ratio "k avg us" "w avg us" \
 	"lat" "k p99 us" "w p99 us"
 measure() { # label nqn port
-	local dev rw qd k w min= lat1=
+	local dev rw qd k w min='' lat1=''
 	for rw in randread randwrite; do
 		for qd in $qds; do
 			log "$1 $rw QD$qd: kernel nvme-rdma + fio io_uring"
