@@ -9,6 +9,7 @@
 
 #include <wharf/cm.h>
 #include <wharf/core.h>
+#include <wharf/nvmf_host.h>
 #include <wharf/numa.h>
 #include <wharf/qp.h>
 
@@ -387,6 +388,115 @@ _Static_assert(offsetof(struct wharf_numa_shard_load, node) == 0,
 	       "struct wharf_numa_shard_load: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_numa_shard_load, load) == 8,
 	       "struct wharf_numa_shard_load: ./wharf abi --update");
+
+_Static_assert(sizeof(struct wharf_nvmf_host_info) == 400,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, size) == 0,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, cntlid) == 8,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, nr_io_queues) == 12,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, queue_size) == 16,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, max_io_size) == 20,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, in_capsule_size) == 24,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, cap) == 32,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, vs) == 40,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, mdts) == 44,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, ioccsz) == 48,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, icdoff) == 52,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, msdbd) == 54,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, nn) == 56,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, kato_ms) == 60,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, sn) == 64,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, mn) == 85,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, fr) == 126,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, subnqn) == 135,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, nr_ns) == 392,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+
+_Static_assert(sizeof(struct wharf_nvmf_host_ns) == 24,
+	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_ns, size) == 0,
+	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_ns, nsid) == 8,
+	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_ns, block_size) == 12,
+	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_ns, nblocks) == 16,
+	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
+
+_Static_assert(sizeof(struct wharf_nvmf_host_opts) == 88,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, size) == 0,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, cm) == 8,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, dst) == 16,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, subnqn) == 24,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, hostnqn) == 32,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, hostid) == 40,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, nr_io_queues) == 48,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, queue_size) == 52,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, kato_ms) == 56,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, no_keep_alive) == 60,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, io_timeout_ms) == 64,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, admin_timeout_ms) == 68,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, max_io_size) == 72,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, no_in_capsule) == 76,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, connect_timeout_ms) == 80,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+
+_Static_assert(sizeof(struct wharf_nvmf_host_queue_stats) == 72,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, size) == 0,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, submitted) == 8,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, completed) == 16,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, in_capsule) == 24,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, keyed) == 32,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, nvme_errors) == 40,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, timeouts) == 48,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, bad_responses) ==
+		       56,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, outstanding) == 64,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, error) == 68,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_qp_dev_opts) == 16,
 	       "struct wharf_qp_dev_opts: ./wharf abi --update");

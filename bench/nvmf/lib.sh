@@ -74,6 +74,21 @@ nvmet_teardown() { # nqn portid
 	return 0
 }
 
+# The namespace's block device once the kernel host connected to NQN.
+nvmf_dev_of() { # nqn
+	local c n
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for n in "$c"/nvme*n*; do
+			n=$(basename "$n")
+			# nvmeAcBnC (native multipath path) -> nvmeAnC
+			echo "/dev/$(echo "$n" | sed 's/c[0-9]*n/n/')"
+			return 0
+		done
+	done
+	return 1
+}
+
 # Starts TGT ARGS... in the background with stdout and stderr in LOG, sets
 # tgt_pid and waits (10 s at most) for "listening on"; exits 1 with the
 # log on stderr if the target does not get there.

@@ -124,21 +124,6 @@ ib_mtu=$(ibv_devinfo -d rxe0 | awk '/active_mtu/ {print $2; exit}')
 log "rxe0 on $netdev: netdev MTU $mtu, IB MTU $ib_mtu"
 # fio touches the first 64 MiB of null_blk's 1 GiB.
 
-# The namespace's block device once the kernel connected to $1.
-dev_of() {
-	local c n
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$1" ] || continue
-		for n in "$c"/nvme*n*; do
-			n=$(basename "$n")
-			# nvmeAcBnC (native multipath path) -> nvmeAnC
-			echo "/dev/$(echo "$n" | sed 's/c[0-9]*n/n/')"
-			return 0
-		done
-	done
-	return 1
-}
-
 # Connects (up to 3 attempts; a failure prints the kernel's reason and is
 # counted in the summary) and prints the namespace's block device.
 connect() { # nqn port
@@ -147,7 +132,7 @@ connect() { # nqn port
 		if nvme connect -t rdma -a $addr -s "$2" -n "$1" \
 			--hostnqn="$hostnqn" >/dev/null; then
 			for i in $(seq 1 200); do
-				d=$(dev_of "$1" || true)
+				d=$(nvmf_dev_of "$1" || true)
 				[ -n "$d" ] && [ -b "$d" ] && {
 					echo "$d"
 					return 0

@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 
 #include "targets/nvmf/nqn.h"
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/spec_fabrics.h"
 
 #define MAX_WORDS 16
 

@@ -22,8 +22,8 @@
 #include "targets/nvmf/cidset.h"
 #include "targets/nvmf/nvmf.h"
 #include "targets/nvmf/props.h"
-#include "targets/nvmf/spec_data.h"
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/spec_data.h"
+#include "proto/nvme/spec_fabrics.h"
 
 #define NVMF_ADMIN_DEPTH 32   /* admin queue entries (ASQSZ) */
 #define NVMF_ADMIN_ICD	 8192 /* admin queue in-capsule bytes */

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/spec_fabrics.h"
 
 /* Whether @p starts with @n decimal digits. */
 static bool digits(const char *p, int n)

@@ -74,8 +74,8 @@
 #include <stdint.h>
 
 #include "targets/nvmf/config.h"
-#include "targets/nvmf/rdma_pdata.h"
-#include "targets/nvmf/spec.h"
+#include "proto/nvme/rdma_pdata.h"
+#include "proto/nvme/spec.h"
 
 #ifdef __cplusplus
 extern "C" {

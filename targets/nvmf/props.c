@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "targets/nvmf/spec_data.h"
+#include "proto/nvme/spec_data.h"
 
 uint64_t nvmf_cap(uint32_t max_entries)
 {

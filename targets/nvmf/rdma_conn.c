@@ -58,7 +58,11 @@ static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
 	nq->conn = conn;
 	nq->conn_id = wharf_conn_id(conn);
 	nq->qid = acc->qid;
-	nq->nslots = acc->sq_entries;
+	/* Twice the entries, as nvmet-rdma allocates its responses: a
+	 * slot is free only once its response SEND has completed here, but
+	 * the host may reuse the SQ entry (and send the next capsule) as soon
+	 * as it has the response, before that completion is polled. */
+	nq->nslots = 2u * acc->sq_entries;
 	nq->slots = calloc(nq->nslots, sizeof(*nq->slots));
 	if (!nq->slots)
 		goto fail;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "targets/nvmf/rdma_place.h"
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/spec_fabrics.h"
 
 int nvmf_rdma_pick_shard(const struct wharf_conn_request *req,
 			 const struct wharf_cm_shard_load *shards,

@@ -38,7 +38,7 @@
 #include <string.h>
 
 #include "targets/nvmf/nvmf.h"
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/spec_fabrics.h"
 #include "tests/fuzz/fuzz_check.h"
 
 #define HDR	37

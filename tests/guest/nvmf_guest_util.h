@@ -151,6 +151,12 @@ class Tgt
 		return ReadFile(log_);
 	}
 
+	// The target's pid (-1 when not running), to stop and continue it.
+	pid_t Pid() const
+	{
+		return pid_;
+	}
+
 	bool Alive()
 	{
 		int st;

@@ -31,10 +31,10 @@
 #include "tests/guest/nvmf_guest_util.h"
 
 extern "C" {
-#include "targets/nvmf/rdma_pdata.h"
-#include "targets/nvmf/spec.h"
-#include "targets/nvmf/spec_data.h"
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/rdma_pdata.h"
+#include "proto/nvme/spec.h"
+#include "proto/nvme/spec_data.h"
+#include "proto/nvme/spec_fabrics.h"
 }
 
 namespace

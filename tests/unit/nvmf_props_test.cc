@@ -9,7 +9,7 @@
 extern "C" {
 #include "targets/nvmf/kato.h"
 #include "targets/nvmf/props.h"
-#include "targets/nvmf/spec_data.h"
+#include "proto/nvme/spec_data.h"
 }
 
 namespace

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 extern "C" {
-#include "targets/nvmf/rdma_pdata.h"
+#include "proto/nvme/rdma_pdata.h"
 }
 
 namespace

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 extern "C" {
-#include "targets/nvmf/rdma_pdata.h"
+#include "proto/nvme/rdma_pdata.h"
 #include "targets/nvmf/rdma_place.h"
 }
 

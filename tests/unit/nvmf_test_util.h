@@ -23,8 +23,8 @@
 extern "C" {
 #include "targets/nvmf/config.h"
 #include "targets/nvmf/nvmf.h"
-#include "targets/nvmf/spec_data.h"
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/spec_data.h"
+#include "proto/nvme/spec_fabrics.h"
 }
 
 namespace nvmf_test

@@ -1,5 +1,5 @@
 /*
- * targets/nvmf/rdma_pdata.h - the NVMe RDMA transport's CM private data:
+ * proto/nvme/rdma_pdata.h - the NVMe RDMA transport's CM private data:
  * validate an RDMA_CM_REQUEST and produce either the accepted queue
  * parameters (with the ACCEPT private data) or the REJ status to send.
  *
@@ -41,13 +41,13 @@
  * is nvmf_tgt_check_cntlid()'s job (INVALID_CNTLID). Reserved bytes are
  * ignored.
  */
-#ifndef WHARF_TARGETS_NVMF_RDMA_PDATA_H
-#define WHARF_TARGETS_NVMF_RDMA_PDATA_H
+#ifndef WHARF_PROTO_NVME_RDMA_PDATA_H
+#define WHARF_PROTO_NVME_RDMA_PDATA_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "targets/nvmf/spec_fabrics.h"
+#include "proto/nvme/spec_fabrics.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -131,4 +131,4 @@ const char *nvmf_rdma_cm_sts_str(uint16_t sts);
 }
 #endif
 
-#endif /* WHARF_TARGETS_NVMF_RDMA_PDATA_H */
+#endif /* WHARF_PROTO_NVME_RDMA_PDATA_H */

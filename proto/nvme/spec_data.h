@@ -1,5 +1,5 @@
 /*
- * targets/nvmf/spec_data.h - NVMe data structures the target returns:
+ * proto/nvme/spec_data.h - NVMe data structures a controller returns:
  * Identify Controller / Namespace / Active Namespace ID list / Namespace
  * Identification Descriptors, the Error Information, SMART / Health and
  * Changed Namespace List log pages, and the property (register) layout.
@@ -8,10 +8,10 @@
  * target fills are pinned with _Static_assert; fields the target leaves
  * zero are folded into reserved arrays.
  */
-#ifndef WHARF_TARGETS_NVMF_SPEC_DATA_H
-#define WHARF_TARGETS_NVMF_SPEC_DATA_H
+#ifndef WHARF_PROTO_NVME_SPEC_DATA_H
+#define WHARF_PROTO_NVME_SPEC_DATA_H
 
-#include "targets/nvmf/spec.h"
+#include "proto/nvme/spec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -366,4 +366,4 @@ NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, warning_temp_time) == 192,
 }
 #endif
 
-#endif /* WHARF_TARGETS_NVMF_SPEC_DATA_H */
+#endif /* WHARF_PROTO_NVME_SPEC_DATA_H */

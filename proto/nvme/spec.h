@@ -1,5 +1,5 @@
 /*
- * targets/nvmf/spec.h - NVMe base wire structures: the 64-byte submission
+ * proto/nvme/spec.h - NVMe base wire structures: the 64-byte submission
  * queue entry (with the Fabrics command variants), the 16-byte completion
  * queue entry, SGL descriptors, opcodes and status codes.
  *
@@ -10,8 +10,8 @@
  * only (asserted below), so fields are read directly. Never take the
  * address of a member of a packed structure (it may be unaligned).
  */
-#ifndef WHARF_TARGETS_NVMF_SPEC_H
-#define WHARF_TARGETS_NVMF_SPEC_H
+#ifndef WHARF_PROTO_NVME_SPEC_H
+#define WHARF_PROTO_NVME_SPEC_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -335,4 +335,4 @@ NVMF_STATIC_ASSERT(offsetof(struct nvmf_dsm_range, slba) == 8, "DSM slba");
 }
 #endif
 
-#endif /* WHARF_TARGETS_NVMF_SPEC_H */
+#endif /* WHARF_PROTO_NVME_SPEC_H */

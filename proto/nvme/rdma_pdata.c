@@ -1,8 +1,8 @@
 /*
- * targets/nvmf/rdma_pdata.c - RDMA CM private data of the NVMe RDMA
+ * proto/nvme/rdma_pdata.c - RDMA CM private data of the NVMe RDMA
  * transport (rules in rdma_pdata.h).
  */
-#include "targets/nvmf/rdma_pdata.h"
+#include "proto/nvme/rdma_pdata.h"
 
 #include <errno.h>
 #include <string.h>

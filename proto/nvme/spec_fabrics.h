@@ -1,5 +1,5 @@
 /*
- * targets/nvmf/spec_fabrics.h - NVMe over Fabrics wire structures: the
+ * proto/nvme/spec_fabrics.h - NVMe over Fabrics wire structures: the
  * Connect command's 1024-byte data, the Discovery Log Page (header,
  * entries, RDMA transport specific address subtype) and the RDMA CM
  * private data of the NVMe RDMA transport binding (REQ, ACCEPT, REJ and
@@ -8,10 +8,10 @@
  * Sources: NVMe over Fabrics 1.1 (3.3, 5.3), NVMe RDMA Transport
  * Specification 1.0 (3.1). Sizes and offsets pinned with _Static_assert.
  */
-#ifndef WHARF_TARGETS_NVMF_SPEC_FABRICS_H
-#define WHARF_TARGETS_NVMF_SPEC_FABRICS_H
+#ifndef WHARF_PROTO_NVME_SPEC_FABRICS_H
+#define WHARF_PROTO_NVME_SPEC_FABRICS_H
 
-#include "targets/nvmf/spec.h"
+#include "proto/nvme/spec.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -175,4 +175,4 @@ enum nvmf_rdma_cm_sts {
 }
 #endif
 
-#endif /* WHARF_TARGETS_NVMF_SPEC_FABRICS_H */
+#endif /* WHARF_PROTO_NVME_SPEC_FABRICS_H */

@@ -1,0 +1,382 @@
+/*
+ * initiators/nvmf/bringup.c - the admin queue's state machine (enum
+ * wnh_step, admin shard only): after the admin Connect, Property Get CAP
+ * and VS, CC.EN and CSTS.RDY within CAP.TO, Identify Controller, Set
+ * Features Number of Queues, the active namespace list and each
+ * namespace, then the I/O queues; keep-alive every KATO/2 from the admin
+ * Connect on (the controller's timer starts there); the normal shutdown
+ * (CC.SHN, CSTS.SHST) at disconnect.  One completion handler, one switch.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "initiators/nvmf/host_int.h"
+
+#define POLL_NS (10ull * 1000 * 1000) /* CSTS polling period */
+
+static const char *step_name(enum wnh_step s)
+{
+	static const char *const names[] = {
+		"Connect",
+		"Property Get CAP",
+		"Property Get VS",
+		"Property Get CC",
+		"Property Set CC",
+		"Property Get CSTS",
+		"Identify Controller",
+		"Set Features Number of Queues",
+		"Identify Active Namespace List",
+		"Identify Namespace",
+		"I/O queues",
+		"live",
+		"shutdown",
+		"stopped",
+	};
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static void admin_cb(int status, uint16_t nvme_status, void *arg);
+
+static void submit(struct wharf_nvmf_host *h, enum wnh_step step,
+		   const union nvmf_cmd *c, enum wnh_dir dir, void *buf,
+		   uint32_t len)
+{
+	int rc;
+
+	h->step = step;
+	rc = wnh_submit(&h->admin, c, dir, buf, len, admin_cb, h);
+	if (rc) {
+		wnh_fail(h, rc, "admin %s: %s", step_name(step), strerror(-rc));
+		h->step = NHS_STOPPED;
+	}
+}
+
+static void prop_get(struct wharf_nvmf_host *h, enum wnh_step step,
+		     uint32_t ofst, int size8)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_prop_get(&c, ofst, size8);
+	submit(h, step, &c, NH_DIR_NONE, NULL, 0);
+}
+
+static void prop_set(struct wharf_nvmf_host *h, enum wnh_step step,
+		     uint32_t ofst, uint32_t v)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_prop_set(&c, ofst, v);
+	submit(h, step, &c, NH_DIR_NONE, NULL, 0);
+}
+
+static void identify(struct wharf_nvmf_host *h, enum wnh_step step, uint8_t cns,
+		     uint32_t nsid)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_identify(&c, cns, nsid);
+	submit(h, step, &c, NH_DIR_FROM_CTRL, h->id_buf, NVMF_IDENTIFY_SIZE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Keep-alive                                                          */
+/* ------------------------------------------------------------------ */
+
+static void ka_cb(int status, uint16_t nvme_status, void *arg)
+{
+	struct wharf_nvmf_host *h = arg;
+
+	h->ka_busy = false;
+	if (status)
+		wharf_ctx_log(h->ctx, WHARF_LOG_WARN,
+			      "nvmf host: Keep Alive failed: %s (status 0x%x)",
+			      strerror(-status), nvme_status);
+}
+
+static void ka_fn(struct wharf_timer *t, void *arg)
+{
+	struct wharf_nvmf_host *h = arg;
+	union nvmf_cmd c;
+
+	if (h->step == NHS_STOPPED || h->admin.state != NHQ_LIVE)
+		return;
+	if (!h->ka_busy) {
+		wnh_cmd_keep_alive(&c);
+		if (!wnh_submit(&h->admin, &c, NH_DIR_NONE, NULL, 0, ka_cb, h))
+			h->ka_busy = true;
+	}
+	wharf_timer_arm(t, (uint64_t)h->kato_ms / 2 * 1000000ull);
+}
+
+/* ------------------------------------------------------------------ */
+/* Steps                                                               */
+/* ------------------------------------------------------------------ */
+
+static void copy_str(char *dst, const char *src, size_t n)
+{
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	while (n > 0 && (dst[n - 1] == ' ' || dst[n - 1] == '\0'))
+		dst[--n] = '\0';
+}
+
+static void got_id_ctrl(struct wharf_nvmf_host *h)
+{
+	const struct nvmf_id_ctrl *id = (const void *)h->id_buf;
+	struct wharf_nvmf_host_info *in = &h->info;
+
+	in->mdts = id->mdts;
+	in->ioccsz = id->ioccsz;
+	in->icdoff = id->icdoff;
+	in->msdbd = id->msdbd;
+	in->nn = id->nn;
+	copy_str(in->sn, id->sn, sizeof(id->sn));
+	copy_str(in->mn, id->mn, sizeof(id->mn));
+	copy_str(in->fr, id->fr, sizeof(id->fr));
+	copy_str(in->subnqn, id->subnqn, sizeof(id->subnqn));
+	in->max_io_size = wnh_max_xfer(id->mdts, h->want_io);
+	in->in_capsule_size =
+		h->no_in_capsule ? 0 : wnh_in_capsule_max(id, in->max_io_size);
+}
+
+static void got_ns_list(struct wharf_nvmf_host *h)
+{
+	const uint32_t *l = (const void *)h->id_buf;
+
+	h->info.nr_ns = 0;
+	for (unsigned i = 0; i < NVMF_NSID_LIST_MAX && l[i] &&
+			     h->info.nr_ns < WHARF_NVMF_HOST_MAX_NS;
+	     i++)
+		h->ns[h->info.nr_ns++].nsid = l[i];
+	h->ns_next = 0;
+}
+
+static void got_ns(struct wharf_nvmf_host *h)
+{
+	const struct nvmf_id_ns *id = (const void *)h->id_buf;
+	struct wharf_nvmf_host_ns *ns = &h->ns[h->ns_next];
+	uint8_t lbads = id->lbaf[id->flbas & 0xF].lbads;
+
+	ns->size = sizeof(*ns);
+	ns->nblocks = id->nsze;
+	ns->block_size = lbads >= 9 && lbads <= 16 ? 1u << lbads : 0;
+}
+
+static void start_io_queues(struct wharf_nvmf_host *h)
+{
+	uint32_t mqes = (uint32_t)NVMF_CAP_MQES(h->info.cap) + 1;
+	uint32_t entries = h->want_entries < mqes ? h->want_entries : mqes;
+
+	h->step = NHS_IO_QUEUES;
+	h->info.queue_size = entries;
+	for (unsigned i = 0; i < h->nio; i++) {
+		struct wharf_nvmf_host_queue *q = &h->io[i];
+		int rc;
+
+		q->entries = entries;
+		q->in_capsule = h->info.in_capsule_size;
+		q->bounce_size = h->info.max_io_size;
+		q->timeout_ms = h->io_timeout_ms;
+		rc = wnh_queue_start(q);
+		if (rc) {
+			wnh_fail(h, rc, "I/O queue %u: connect: %s", q->qid,
+				 strerror(-rc));
+			h->step = NHS_STOPPED;
+			return;
+		}
+	}
+}
+
+static void csts_poll_fn(struct wharf_timer *t, void *arg)
+{
+	struct wharf_nvmf_host *h = arg;
+
+	(void)t;
+	if (h->step == NHS_CSTS || h->step == NHS_SHN)
+		prop_get(h, h->step, NVMF_PROP_CSTS, 0);
+}
+
+static void shutdown_done(struct wharf_nvmf_host *h)
+{
+	h->step = NHS_STOPPED;
+	pthread_mutex_lock(&h->lock);
+	h->shut_down = true;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void next(struct wharf_nvmf_host *h, uint64_t r)
+{
+	union nvmf_cmd c;
+	uint32_t csts = (uint32_t)r;
+
+	switch (h->step) {
+	case NHS_CAP:
+		h->info.cap = r;
+		prop_get(h, NHS_VS, NVMF_PROP_VS, 0);
+		break;
+	case NHS_VS:
+		h->info.vs = (uint32_t)r;
+		prop_get(h, NHS_CC, NVMF_PROP_CC, 0);
+		break;
+	case NHS_CC:
+		h->cc = (uint32_t)r;
+		if (h->cc & NVMF_CC_EN) {
+			h->step = NHS_ENABLE;
+			next(h, 0);
+			break;
+		}
+		/* NVM command set, 4 KiB pages, 64-byte SQEs, 16-byte CQEs. */
+		h->cc = NVMF_CC_EN | 6u << 16 | 4u << 20;
+		prop_set(h, NHS_ENABLE, NVMF_PROP_CC, h->cc);
+		break;
+	case NHS_ENABLE: {
+		uint64_t to = (h->info.cap >> 24 & 0xFF) * 500;
+
+		h->step_deadline_ms = wnh_now_ms() + (to ? to : 500);
+		prop_get(h, NHS_CSTS, NVMF_PROP_CSTS, 0);
+		break;
+	}
+	case NHS_CSTS:
+		if (csts & NVMF_CSTS_CFS) {
+			wnh_fail(h, -EIO, "controller fatal status (CSTS 0x%x)",
+				 csts);
+			h->step = NHS_STOPPED;
+		} else if (csts & NVMF_CSTS_RDY) {
+			identify(h, NHS_ID_CTRL, NVMF_CNS_CTRL, 0);
+		} else if (wnh_now_ms() > h->step_deadline_ms) {
+			wnh_fail(h, -ETIMEDOUT,
+				 "CSTS.RDY not set within CAP.TO (%u ms)",
+				 (unsigned)((h->info.cap >> 24 & 0xFF) * 500));
+			h->step = NHS_STOPPED;
+		} else {
+			wharf_timer_arm(h->step_timer, POLL_NS);
+		}
+		break;
+	case NHS_ID_CTRL:
+		got_id_ctrl(h);
+		wnh_cmd_set_nqueues(&c, h->want_queues);
+		submit(h, NHS_NQUEUES, &c, NH_DIR_NONE, NULL, 0);
+		break;
+	case NHS_NQUEUES: {
+		uint32_t nsqa = (uint32_t)(r & 0xFFFF) + 1;
+		uint32_t ncqa = (uint32_t)(r >> 16 & 0xFFFF) + 1;
+		uint32_t g = nsqa < ncqa ? nsqa : ncqa;
+
+		pthread_mutex_lock(&h->lock);
+		h->nio = h->want_queues < g ? h->want_queues : g;
+		pthread_mutex_unlock(&h->lock);
+		h->info.nr_io_queues = h->nio;
+		identify(h, NHS_NS_LIST, NVMF_CNS_ACTIVE_NSL, 0);
+		break;
+	}
+	case NHS_NS_LIST:
+		got_ns_list(h);
+		if (h->info.nr_ns)
+			identify(h, NHS_ID_NS, NVMF_CNS_NS, h->ns[0].nsid);
+		else
+			start_io_queues(h);
+		break;
+	case NHS_ID_NS:
+		got_ns(h);
+		if (++h->ns_next < h->info.nr_ns)
+			identify(h, NHS_ID_NS, NVMF_CNS_NS,
+				 h->ns[h->ns_next].nsid);
+		else
+			start_io_queues(h);
+		break;
+	case NHS_SHN:
+		if ((csts & NVMF_CSTS_SHST_MASK) == NVMF_CSTS_SHST_CMPLT ||
+		    wnh_now_ms() > h->step_deadline_ms)
+			shutdown_done(h);
+		else
+			wharf_timer_arm(h->step_timer, POLL_NS);
+		break;
+	case NHS_CONNECT:
+	case NHS_IO_QUEUES:
+	case NHS_LIVE:
+	case NHS_STOPPED:
+		break;
+	}
+}
+
+static void admin_cb(int status, uint16_t nvme_status, void *arg)
+{
+	struct wharf_nvmf_host *h = arg;
+	char st[96];
+
+	if (h->step == NHS_STOPPED)
+		return;
+	if (status) {
+		if (status == -EIO) {
+			wnh_status_str(nvme_status, st, sizeof(st));
+			wnh_fail(h, -EIO, "admin %s failed: %s",
+				 step_name(h->step), st);
+		} else {
+			wnh_fail(h, status, "admin %s: %s", step_name(h->step),
+				 strerror(-status));
+		}
+		if (h->step == NHS_SHN)
+			shutdown_done(h);
+		h->step = NHS_STOPPED;
+		return;
+	}
+	next(h, h->admin.last_result);
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points (admin shard)                                          */
+/* ------------------------------------------------------------------ */
+
+void wnh_admin_connected(struct wharf_nvmf_host *h)
+{
+	int rc = wharf_timer_create(h->admin.shard, csts_poll_fn, h,
+				    &h->step_timer);
+
+	if (!rc && h->kato_ms) {
+		rc = wharf_timer_create(h->admin.shard, ka_fn, h, &h->ka_timer);
+		if (!rc)
+			rc = wharf_timer_arm(h->ka_timer, (uint64_t)h->kato_ms /
+								  2 *
+								  1000000ull);
+	}
+	if (rc) {
+		wnh_fail(h, rc, "admin timers: %s", strerror(-rc));
+		h->step = NHS_STOPPED;
+		return;
+	}
+	prop_get(h, NHS_CAP, NVMF_PROP_CAP, 1);
+}
+
+void wnh_admin_stop(struct wharf_nvmf_host *h)
+{
+	wharf_timer_destroy(h->ka_timer);
+	h->ka_timer = NULL;
+	if (h->step != NHS_LIVE && h->step != NHS_IO_QUEUES)
+		h->step = NHS_STOPPED;
+	else
+		h->step = NHS_LIVE;
+}
+
+void wnh_admin_shutdown(struct wharf_nvmf_host *h)
+{
+	if (h->step != NHS_LIVE || h->admin.state != NHQ_LIVE) {
+		shutdown_done(h);
+		return;
+	}
+	h->step_deadline_ms = wnh_now_ms() + h->admin_timeout_ms;
+	h->cc = (h->cc & ~(3u << 14)) | 1u << 14; /* SHN: normal */
+	prop_set(h, NHS_SHN, NVMF_PROP_CC, h->cc);
+	if (h->step == NHS_STOPPED)
+		shutdown_done(h);
+}
+
+void wnh_admin_free(struct wharf_nvmf_host *h)
+{
+	wharf_timer_destroy(h->step_timer);
+	h->step_timer = NULL;
+	wharf_timer_destroy(h->ka_timer);
+	h->ka_timer = NULL;
+}

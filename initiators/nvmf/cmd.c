@@ -1,0 +1,208 @@
+/*
+ * initiators/nvmf/cmd.c - command capsules and the response parser
+ * (cmd.h).
+ */
+#include "initiators/nvmf/cmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void wnh_sgl_keyed(struct nvmf_sgl *sgl, uint64_t addr, uint32_t len,
+		   uint32_t key)
+{
+	memset(sgl, 0, sizeof(*sgl));
+	sgl->addr = addr;
+	sgl->keyed.len[0] = (uint8_t)len;
+	sgl->keyed.len[1] = (uint8_t)(len >> 8);
+	sgl->keyed.len[2] = (uint8_t)(len >> 16);
+	sgl->keyed.key = key;
+	sgl->keyed.type = NVMF_SGL_TYPE_KEYED_DATA << 4 | NVMF_SGL_SUB_ADDRESS;
+}
+
+void wnh_sgl_in_capsule(struct nvmf_sgl *sgl, uint32_t len)
+{
+	memset(sgl, 0, sizeof(*sgl));
+	sgl->addr = 0;
+	sgl->unkeyed.len = len;
+	sgl->unkeyed.type = NVMF_SGL_TYPE_DATA_BLOCK << 4 | NVMF_SGL_SUB_OFFSET;
+}
+
+static void fabrics(union nvmf_cmd *c, uint8_t fctype)
+{
+	memset(c, 0, sizeof(*c));
+	c->fabrics.opc = NVMF_OPC_FABRICS;
+	/* Byte 1 is PSDT for every command: nvmet refuses anything but
+	 * "SGL" there, Fabrics commands included. */
+	c->common.flags = NVMF_FLAGS_PSDT_SGL;
+	c->fabrics.fctype = fctype;
+}
+
+void wnh_cmd_connect(union nvmf_cmd *c, uint16_t qid, uint32_t entries,
+		     uint32_t kato_ms)
+{
+	fabrics(c, NVMF_FCTYPE_CONNECT);
+	c->connect.recfmt = 0;
+	c->connect.qid = qid;
+	c->connect.sqsize = (uint16_t)(entries - 1);
+	c->connect.kato = qid ? 0 : kato_ms;
+}
+
+static int nqn_ok(const char *nqn)
+{
+	size_t n = nqn ? strnlen(nqn, NVMF_NQN_MAX + 1) : 0;
+
+	return n > 0 && n <= NVMF_NQN_MAX;
+}
+
+int wnh_connect_data(struct nvmf_connect_data *d, const uint8_t hostid[16],
+		     uint16_t cntlid, const char *subnqn, const char *hostnqn)
+{
+	if (!nqn_ok(subnqn) || !nqn_ok(hostnqn))
+		return -EINVAL;
+	memset(d, 0, sizeof(*d));
+	memcpy(d->hostid, hostid, NVMF_HOSTID_LEN);
+	d->cntlid = cntlid;
+	memcpy(d->subnqn, subnqn, strlen(subnqn));
+	memcpy(d->hostnqn, hostnqn, strlen(hostnqn));
+	return 0;
+}
+
+void wnh_cmd_prop_get(union nvmf_cmd *c, uint32_t ofst, int size8)
+{
+	fabrics(c, NVMF_FCTYPE_PROP_GET);
+	c->prop.attrib = size8 ? NVMF_PROP_SIZE_8 : NVMF_PROP_SIZE_4;
+	c->prop.ofst = ofst;
+}
+
+void wnh_cmd_prop_set(union nvmf_cmd *c, uint32_t ofst, uint32_t value)
+{
+	fabrics(c, NVMF_FCTYPE_PROP_SET);
+	c->prop.attrib = NVMF_PROP_SIZE_4;
+	c->prop.ofst = ofst;
+	c->prop.value = value;
+}
+
+static void admin(union nvmf_cmd *c, uint8_t opc, uint32_t nsid)
+{
+	memset(c, 0, sizeof(*c));
+	c->common.opc = opc;
+	c->common.flags = NVMF_FLAGS_PSDT_SGL;
+	c->common.nsid = nsid;
+}
+
+void wnh_cmd_identify(union nvmf_cmd *c, uint8_t cns, uint32_t nsid)
+{
+	admin(c, NVMF_ADM_IDENTIFY, nsid);
+	c->common.cdw10 = cns;
+}
+
+void wnh_cmd_set_nqueues(union nvmf_cmd *c, unsigned n)
+{
+	uint32_t z = n ? (uint32_t)(n - 1) & 0xFFFF : 0;
+
+	admin(c, NVMF_ADM_SET_FEATURES, 0);
+	c->common.cdw10 = NVMF_FEAT_NUM_QUEUES;
+	c->common.cdw11 = z | z << 16;
+}
+
+void wnh_cmd_keep_alive(union nvmf_cmd *c)
+{
+	admin(c, NVMF_ADM_KEEP_ALIVE, 0);
+}
+
+void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
+		uint32_t nlb)
+{
+	admin(c, opc, nsid);
+	c->common.cdw10 = (uint32_t)slba;
+	c->common.cdw11 = (uint32_t)(slba >> 32);
+	c->common.cdw12 = (nlb - 1) & NVMF_RW_NLB_MASK;
+}
+
+void wnh_cmd_flush(union nvmf_cmd *c, uint32_t nsid)
+{
+	admin(c, NVMF_IO_FLUSH, nsid);
+}
+
+uint32_t wnh_in_capsule_max(const struct nvmf_id_ctrl *id, uint32_t cap)
+{
+	uint64_t bytes = (uint64_t)id->ioccsz * 16;
+
+	if (id->icdoff != 0 || !(id->sgls & NVMF_SGLS_OFFSET) ||
+	    bytes <= NVMF_SQE_SIZE)
+		return 0;
+	bytes -= NVMF_SQE_SIZE;
+	return bytes < cap ? (uint32_t)bytes : cap;
+}
+
+uint32_t wnh_max_xfer(uint8_t mdts, uint32_t want)
+{
+	uint64_t lim;
+
+	if (mdts == 0 || mdts > 20)
+		return want;
+	lim = 4096ull << mdts;
+	return want < lim ? want : (uint32_t)lim;
+}
+
+int wnh_rsp_parse(const void *buf, size_t len, uint32_t depth,
+		  struct wnh_rsp *out)
+{
+	struct nvmf_cqe cqe;
+
+	if (!buf || len < sizeof(cqe))
+		return -EMSGSIZE;
+	memcpy(&cqe, buf, sizeof(cqe));
+	if (cqe.cid >= depth)
+		return -ERANGE;
+	out->cid = cqe.cid;
+	out->status = cqe.status >> 1;
+	out->sqhd = cqe.sqhd;
+	out->result = cqe.result;
+	return 0;
+}
+
+static const char *sc_name(unsigned sct, unsigned sc)
+{
+	if (sct == NVMF_SCT_GENERIC) {
+		switch (sc) {
+		case NVMF_SC_INVALID_OPCODE:
+			return "invalid opcode";
+		case NVMF_SC_INVALID_FIELD:
+			return "invalid field";
+		case NVMF_SC_DATA_XFER_ERROR:
+			return "data transfer error";
+		case NVMF_SC_INTERNAL:
+			return "internal error";
+		case NVMF_SC_INVALID_NS:
+			return "invalid namespace";
+		case NVMF_SC_CMD_SEQ_ERROR:
+			return "command sequence error";
+		case NVMF_SC_LBA_RANGE:
+			return "LBA out of range";
+		}
+	} else if (sct == NVMF_SCT_CMD) {
+		switch (sc) {
+		case NVMF_SC_CONNECT_INCOMPAT_FMT:
+			return "connect incompatible format";
+		case NVMF_SC_CONNECT_CTRL_BUSY:
+			return "connect controller busy";
+		case NVMF_SC_CONNECT_INVALID_PARAM:
+			return "connect invalid parameters";
+		case NVMF_SC_CONNECT_RESTART_DISC:
+			return "connect restart discovery";
+		case NVMF_SC_CONNECT_INVALID_HOST:
+			return "connect invalid host";
+		}
+	}
+	return "unknown";
+}
+
+void wnh_status_str(uint16_t status, char *buf, size_t len)
+{
+	unsigned sct = NVMF_STATUS_SCT(status), sc = NVMF_STATUS_SC(status);
+
+	snprintf(buf, len, "SCT %u SC 0x%02x (%s)%s", sct, sc, sc_name(sct, sc),
+		 status & NVMF_DNR ? " DNR" : "");
+}

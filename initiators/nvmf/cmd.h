@@ -1,0 +1,82 @@
+/*
+ * initiators/nvmf/cmd.h - the host's command capsules and response
+ * parser: pure functions over the wire structures of proto/nvme, with no
+ * state and no I/O, unit-tested and fuzzed on their own.
+ */
+#ifndef WHARF_INITIATORS_NVMF_CMD_H
+#define WHARF_INITIATORS_NVMF_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto/nvme/spec.h"
+#include "proto/nvme/spec_data.h"
+#include "proto/nvme/spec_fabrics.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A keyed SGL (subtype address: the target never invalidates @key). */
+void wnh_sgl_keyed(struct nvmf_sgl *sgl, uint64_t addr, uint32_t len,
+		   uint32_t key);
+/* An in-capsule data SGL: @len bytes right after the 64-byte command. */
+void wnh_sgl_in_capsule(struct nvmf_sgl *sgl, uint32_t len);
+
+/* Fabrics Connect for queue @qid with @entries entries (sqsize =
+ * entries - 1) and KATO @kato_ms (admin queue only). */
+void wnh_cmd_connect(union nvmf_cmd *c, uint16_t qid, uint32_t entries,
+		     uint32_t kato_ms);
+/* The 1024-byte Connect data; -EINVAL when an NQN is empty or longer
+ * than NVMF_NQN_MAX. */
+int wnh_connect_data(struct nvmf_connect_data *d, const uint8_t hostid[16],
+		     uint16_t cntlid, const char *subnqn, const char *hostnqn);
+/* Property Get (@size8: an 8-byte property) and Property Set (4 bytes). */
+void wnh_cmd_prop_get(union nvmf_cmd *c, uint32_t ofst, int size8);
+void wnh_cmd_prop_set(union nvmf_cmd *c, uint32_t ofst, uint32_t value);
+/* Identify with @cns for @nsid. */
+void wnh_cmd_identify(union nvmf_cmd *c, uint8_t cns, uint32_t nsid);
+/* Set Features Number of Queues: @n I/O submission and completion
+ * queues (>= 1). */
+void wnh_cmd_set_nqueues(union nvmf_cmd *c, unsigned n);
+void wnh_cmd_keep_alive(union nvmf_cmd *c);
+/* Read / Write of @nlb (>= 1) blocks at @slba; Flush. */
+void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
+		uint32_t nlb);
+void wnh_cmd_flush(union nvmf_cmd *c, uint32_t nsid);
+
+/* The largest write that may travel in the capsule of an I/O command:
+ * (IOCCSZ * 16 - 64) bytes when ICDOFF is 0 and the controller takes
+ * offset SGLs, capped at @cap; 0 otherwise. */
+uint32_t wnh_in_capsule_max(const struct nvmf_id_ctrl *id, uint32_t cap);
+/* The largest transfer: @want clamped to MDTS (2^mdts * 4 KiB, with
+ * CAP.MPSMIN 0; mdts 0 = no limit). */
+uint32_t wnh_max_xfer(uint8_t mdts, uint32_t want);
+
+/* A received response capsule, checked. */
+struct wnh_rsp {
+	uint16_t cid;
+	uint16_t status; /* SC 7:0, SCT 10:8, DNR 14 (the phase bit dropped) */
+	uint16_t sqhd;
+	uint64_t result;
+};
+
+/*
+ * wnh_rsp_parse - check a response capsule from the peer.
+ * @buf, @len: the bytes received (peer bytes, any content).
+ * @depth: commands the queue can have outstanding (cids 0..depth-1).
+ * Return: 0 and *@out filled; -EMSGSIZE when @len < 16 (a capsule
+ * shorter than a completion); -ERANGE when the cid is >= @depth.
+ * Whether the cid is outstanding is the queue's check.
+ */
+int wnh_rsp_parse(const void *buf, size_t len, uint32_t depth,
+		  struct wnh_rsp *out);
+
+/* "SCT 1 SC 0x82 (connect invalid parameters)" into @buf. */
+void wnh_status_str(uint16_t status, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WHARF_INITIATORS_NVMF_CMD_H */

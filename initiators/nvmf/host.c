@@ -1,0 +1,423 @@
+/*
+ * initiators/nvmf/host.c - the controller's life as the application
+ * thread sees it: options, connect (start the admin queue, wait for the
+ * bring-up on the shards), disconnect (stop, close the I/O queues, shut
+ * the controller down, close the admin queue, wait, free), accessors.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "initiators/nvmf/host_int.h"
+
+#define CONNECT_TIMEOUT_MS 30000u
+#define HOSTNQN_FILE	   "/etc/nvme/hostnqn"
+
+uint64_t wnh_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&h->lock);
+	if (!h->done) {
+		h->done = true;
+		h->result = err;
+		va_start(ap, fmt);
+		vsnprintf(h->err, sizeof(h->err), fmt, ap);
+		va_end(ap);
+		pthread_cond_broadcast(&h->cond);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+void wnh_io_ready(struct wharf_nvmf_host *h)
+{
+	pthread_mutex_lock(&h->lock);
+	if (++h->io_ready == h->nio && !h->done) {
+		h->done = true;
+		pthread_cond_broadcast(&h->cond);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts)
+{
+	if (!opts)
+		return;
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
+/* ------------------------------------------------------------------ */
+/* Waiting for the shards                                              */
+/* ------------------------------------------------------------------ */
+
+/* Waits (on h->lock) until @pred holds or @deadline passes; 0 or
+ * -ETIMEDOUT.  deadline 0: no limit. */
+static int wait_until(struct wharf_nvmf_host *h,
+		      bool (*pred)(struct wharf_nvmf_host *), uint64_t deadline)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&h->lock);
+	while (!pred(h) && !rc) {
+		struct timespec ts;
+		uint64_t ms;
+
+		if (!deadline) {
+			pthread_cond_wait(&h->cond, &h->lock);
+			continue;
+		}
+		if (wnh_now_ms() >= deadline) {
+			rc = -ETIMEDOUT;
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ms = deadline - wnh_now_ms() + 1;
+		if (ms > 100)
+			ms = 100;
+		ts.tv_nsec += (long)(ms * 1000000);
+		ts.tv_sec += ts.tv_nsec / 1000000000;
+		ts.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&h->cond, &h->lock, &ts);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+static bool is_done(struct wharf_nvmf_host *h)
+{
+	return h->done;
+}
+
+static bool calls_done(struct wharf_nvmf_host *h)
+{
+	return h->calls_left == 0;
+}
+
+static bool io_gone(struct wharf_nvmf_host *h)
+{
+	for (unsigned i = 0; i < h->want_queues; i++)
+		if (!h->io[i].gone)
+			return false;
+	return true;
+}
+
+static bool admin_gone(struct wharf_nvmf_host *h)
+{
+	return h->admin.gone;
+}
+
+static bool is_shut_down(struct wharf_nvmf_host *h)
+{
+	return h->shut_down;
+}
+
+struct admin_call {
+	struct wharf_nvmf_host *h;
+	void (*fn)(struct wharf_nvmf_host *h);
+};
+
+static void admin_call_fn(struct wharf_shard *shard, void *arg)
+{
+	struct admin_call *c = arg;
+	struct wharf_nvmf_host *h = c->h;
+
+	(void)shard;
+	c->fn(h);
+	pthread_mutex_lock(&h->lock);
+	h->calls_left--;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* Runs @fn on the admin shard and waits for it. */
+static void on_admin(struct wharf_nvmf_host *h,
+		     void (*fn)(struct wharf_nvmf_host *h))
+{
+	struct admin_call c = {.h = h, .fn = fn};
+	int rc;
+
+	pthread_mutex_lock(&h->lock);
+	h->calls_left = 1;
+	pthread_mutex_unlock(&h->lock);
+	while ((rc = wharf_shard_send(h->admin.shard, admin_call_fn, &c)) ==
+	       -EAGAIN)
+		sched_yield();
+	if (rc)
+		return; /* the context is shutting down */
+	wait_until(h, calls_done, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Teardown                                                            */
+/* ------------------------------------------------------------------ */
+
+static void teardown(struct wharf_nvmf_host *h, bool shutdown)
+{
+	if (h->admin.started) {
+		on_admin(h, wnh_admin_stop);
+		for (unsigned i = 0; i < h->want_queues; i++)
+			wnh_queue_close(&h->io[i]);
+		wait_until(h, io_gone, 0);
+		if (shutdown) {
+			on_admin(h, wnh_admin_shutdown);
+			wait_until(h, is_shut_down,
+				   wnh_now_ms() + h->admin_timeout_ms + 1000);
+		}
+		on_admin(h, wnh_admin_free);
+		wnh_queue_close(&h->admin);
+		wait_until(h, admin_gone, 0);
+	}
+	for (unsigned i = 0; i < h->want_queues; i++)
+		wnh_queue_free(&h->io[i]);
+	wnh_queue_free(&h->admin);
+	free(h->io);
+	pthread_cond_destroy(&h->cond);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
+int wharf_nvmf_host_disconnect(struct wharf_nvmf_host *host)
+{
+	if (!host)
+		return 0;
+	if (wharf_shard_current())
+		return -EDEADLK;
+	teardown(host, true);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Connect                                                             */
+/* ------------------------------------------------------------------ */
+
+static void default_hostnqn(struct wharf_nvmf_host *h)
+{
+	const uint8_t *u = h->hostid;
+	FILE *f = fopen(HOSTNQN_FILE, "r");
+
+	if (f) {
+		char line[NVMF_NQN_MAX + 2] = "";
+
+		if (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\r\n")] = '\0';
+			if (line[0] && strlen(line) <= NVMF_NQN_MAX)
+				strcpy(h->hostnqn, line);
+		}
+		fclose(f);
+		if (h->hostnqn[0])
+			return;
+	}
+	snprintf(h->hostnqn, sizeof(h->hostnqn),
+		 "nqn.2014-08.org.nvmexpress:uuid:%02x%02x%02x%02x-%02x%02x-"
+		 "%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+static int check_opts(const struct wharf_nvmf_host_opts *o)
+{
+	size_t n;
+
+	if (!o || o->size != sizeof(*o) || !o->cm || !o->dst || !o->subnqn)
+		return -EINVAL;
+	if (o->dst->sa_family != AF_INET && o->dst->sa_family != AF_INET6)
+		return -EINVAL;
+	n = strnlen(o->subnqn, NVMF_NQN_MAX + 1);
+	if (n == 0 || n > NVMF_NQN_MAX)
+		return -EINVAL;
+	if (o->hostnqn) {
+		n = strnlen(o->hostnqn, NVMF_NQN_MAX + 1);
+		if (n == 0 || n > NVMF_NQN_MAX)
+			return -EINVAL;
+	}
+	if (o->queue_size == 1)
+		return -EINVAL;
+	return 0;
+}
+
+static void init_queue(struct wharf_nvmf_host *h,
+		       struct wharf_nvmf_host_queue *q, uint16_t qid,
+		       unsigned shard_index)
+{
+	q->h = h;
+	q->qid = qid;
+	q->shard_index = shard_index;
+	q->shard = wharf_ctx_shard(h->ctx, shard_index);
+}
+
+static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
+{
+	struct wharf_nvmf_host *h = calloc(1, sizeof(*h));
+	pthread_condattr_t ca;
+
+	if (!h)
+		return NULL;
+	h->cm = o->cm;
+	h->ctx = wharf_cm_ctx(o->cm);
+	h->nshards = wharf_ctx_shard_count(h->ctx);
+	memcpy(&h->dst, o->dst,
+	       o->dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					     : sizeof(struct sockaddr_in));
+	strcpy(h->subnqn, o->subnqn);
+	if (o->hostid)
+		memcpy(h->hostid, o->hostid, sizeof(h->hostid));
+	else if (getrandom(h->hostid, sizeof(h->hostid), 0) !=
+		 (ssize_t)sizeof(h->hostid))
+		memset(h->hostid, 0x5a, sizeof(h->hostid));
+	if (o->hostnqn)
+		strcpy(h->hostnqn, o->hostnqn);
+	else
+		default_hostnqn(h);
+	h->want_queues = o->nr_io_queues ? o->nr_io_queues : h->nshards;
+	if (h->want_queues > 0xFFFE)
+		h->want_queues = 0xFFFE;
+	h->want_entries =
+		o->queue_size ? o->queue_size : WHARF_NVMF_HOST_QUEUE_SIZE;
+	h->want_io =
+		o->max_io_size ? o->max_io_size : WHARF_NVMF_HOST_MAX_IO_SIZE;
+	h->kato_ms = o->no_keep_alive ? 0
+		     : o->kato_ms     ? o->kato_ms
+				      : WHARF_NVMF_HOST_KATO_MS;
+	h->io_timeout_ms = o->io_timeout_ms ? o->io_timeout_ms
+					    : WHARF_NVMF_HOST_IO_TIMEOUT_MS;
+	h->admin_timeout_ms = o->admin_timeout_ms
+				      ? o->admin_timeout_ms
+				      : WHARF_NVMF_HOST_ADMIN_TIMEOUT_MS;
+	h->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms
+						      : CONNECT_TIMEOUT_MS;
+	h->no_in_capsule = o->no_in_capsule;
+	h->info.size = sizeof(h->info);
+	h->info.kato_ms = h->kato_ms;
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	h->io = calloc(h->want_queues, sizeof(*h->io));
+	if (!h->io) {
+		pthread_cond_destroy(&h->cond);
+		pthread_mutex_destroy(&h->lock);
+		free(h);
+		return NULL;
+	}
+	/* Admin on shard 0; I/O queue i on shard i % shards. */
+	init_queue(h, &h->admin, 0, 0);
+	h->admin.entries = NH_ADMIN_ENTRIES;
+	h->admin.bounce_size = NH_ADMIN_BOUNCE;
+	h->admin.timeout_ms = h->admin_timeout_ms;
+	for (unsigned i = 0; i < h->want_queues; i++)
+		init_queue(h, &h->io[i], (uint16_t)(i + 1), i % h->nshards);
+	return h;
+}
+
+int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
+			    size_t errlen, struct wharf_nvmf_host **out)
+{
+	struct wharf_nvmf_host *h;
+	int rc = check_opts(opts);
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (rc || !out) {
+		if (err && errlen)
+			snprintf(err, errlen, "invalid options");
+		return -EINVAL;
+	}
+	if (wharf_shard_current())
+		return -EDEADLK;
+	h = host_new(opts);
+	if (!h)
+		return -ENOMEM;
+	h->step = NHS_CONNECT;
+	rc = wnh_queue_start(&h->admin);
+	if (rc) {
+		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
+			 strerror(-rc));
+	} else if (wait_until(h, is_done,
+			      wnh_now_ms() + h->connect_timeout_ms)) {
+		rc = -ETIMEDOUT;
+		snprintf(h->err, sizeof(h->err),
+			 "bring-up not finished within %u ms",
+			 h->connect_timeout_ms);
+		wnh_fail(h, rc, "%s", h->err);
+	} else {
+		rc = h->result;
+	}
+	if (rc) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", h->err);
+		teardown(h, false);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Accessors                                                           */
+/* ------------------------------------------------------------------ */
+
+int wharf_nvmf_host_info(const struct wharf_nvmf_host *host,
+			 struct wharf_nvmf_host_info *out)
+{
+	if (!host || !out || out->size != sizeof(*out))
+		return -EINVAL;
+	*out = host->info;
+	return 0;
+}
+
+int wharf_nvmf_host_ns(const struct wharf_nvmf_host *host, unsigned index,
+		       struct wharf_nvmf_host_ns *out)
+{
+	if (!host || !out || out->size != sizeof(*out))
+		return -EINVAL;
+	if (index >= host->info.nr_ns)
+		return -ENOENT;
+	*out = host->ns[index];
+	return 0;
+}
+
+struct wharf_nvmf_host_queue *
+wharf_nvmf_host_queue(const struct wharf_nvmf_host *host, unsigned index)
+{
+	if (!host || index >= host->nio)
+		return NULL;
+	return &host->io[index];
+}
+
+struct wharf_shard *
+wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q)
+{
+	return q ? q->shard : NULL;
+}
+
+int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
+				struct wharf_nvmf_host_queue_stats *out)
+{
+	if (!q || !out || out->size != sizeof(*out))
+		return -EINVAL;
+	out->submitted = atomic_load(&q->n.submitted);
+	out->completed = atomic_load(&q->n.completed);
+	out->in_capsule = atomic_load(&q->n.in_capsule);
+	out->keyed = atomic_load(&q->n.keyed);
+	out->nvme_errors = atomic_load(&q->n.nvme_errors);
+	out->timeouts = atomic_load(&q->n.timeouts);
+	out->bad_responses = atomic_load(&q->n.bad_responses);
+	out->outstanding = (uint32_t)atomic_load(&q->n.outstanding);
+	out->error = atomic_load(&q->n.error);
+	return 0;
+}

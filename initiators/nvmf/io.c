@@ -1,0 +1,72 @@
+/*
+ * initiators/nvmf/io.c - the NVM commands of <wharf/nvmf_host.h>: Read,
+ * Write and Flush on an I/O queue, checked against the namespace and the
+ * transfer limit, then handed to the queue's slots (queue.c).
+ */
+#include <errno.h>
+
+#include "initiators/nvmf/host_int.h"
+
+static const struct wharf_nvmf_host_ns *find_ns(const struct wharf_nvmf_host *h,
+						uint32_t nsid)
+{
+	for (unsigned i = 0; i < h->info.nr_ns; i++)
+		if (h->ns[i].nsid == nsid)
+			return &h->ns[i];
+	return NULL;
+}
+
+static int rw(struct wharf_nvmf_host_queue *q, uint8_t opc, uint32_t nsid,
+	      uint64_t slba, uint32_t nlb, void *buf, wharf_nvmf_host_cb cb,
+	      void *arg)
+{
+	const struct wharf_nvmf_host_ns *ns;
+	union nvmf_cmd c;
+	uint64_t len;
+
+	if (!q || !buf || !cb || nlb == 0 || nlb > 0x10000)
+		return -EINVAL;
+	if (wharf_shard_current() != q->shard)
+		return -EPERM;
+	ns = find_ns(q->h, nsid);
+	if (!ns || !ns->block_size)
+		return -EINVAL;
+	len = (uint64_t)nlb * ns->block_size;
+	if (len > q->bounce_size)
+		return -EINVAL;
+	wnh_cmd_rw(&c, opc, nsid, slba, nlb);
+	return wnh_submit(
+		q, &c, opc == NVMF_IO_WRITE ? NH_DIR_TO_CTRL : NH_DIR_FROM_CTRL,
+		buf, (uint32_t)len, cb, arg);
+}
+
+int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+			 uint64_t slba, uint32_t nlb, void *buf,
+			 wharf_nvmf_host_cb cb, void *arg)
+{
+	return rw(q, NVMF_IO_READ, nsid, slba, nlb, buf, cb, arg);
+}
+
+int wharf_nvmf_host_write(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+			  uint64_t slba, uint32_t nlb, const void *buf,
+			  wharf_nvmf_host_cb cb, void *arg)
+{
+	/* wnh_submit only reads a TO_CTRL buffer. */
+	return rw(q, NVMF_IO_WRITE, nsid, slba, nlb, (void *)(uintptr_t)buf, cb,
+		  arg);
+}
+
+int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+			  wharf_nvmf_host_cb cb, void *arg)
+{
+	union nvmf_cmd c;
+
+	if (!q || !cb)
+		return -EINVAL;
+	if (wharf_shard_current() != q->shard)
+		return -EPERM;
+	if (!find_ns(q->h, nsid))
+		return -EINVAL;
+	wnh_cmd_flush(&c, nsid);
+	return wnh_submit(q, &c, NH_DIR_NONE, NULL, 0, cb, arg);
+}

@@ -1,0 +1,363 @@
+/*
+ * wharf nvmf_host: a userspace NVMe over Fabrics host (initiator) on RDMA.
+ * (Design and reasoning: docs/design/nvmf_host.md.)
+ *
+ * A controller (struct wharf_nvmf_host) is one association with an NVM
+ * subsystem of an NVMe-oF RDMA target (the Linux kernel's nvmet-rdma,
+ * wharf-nvmf-tgt, SPDK ...): an admin queue and N I/O queues, each queue a
+ * wharf connection (<wharf/cm.h>) on the caller's cm.
+ *
+ * Placement.  The admin queue lives on shard 0; I/O queue i (0-based) on
+ * shard i % shards, so N queues spread evenly over the shards and each
+ * queue's connection, work requests and completions stay on one thread.
+ * Admin traffic after the bring-up is a keep-alive every KATO/2, so
+ * sharing shard 0 with I/O queue 0 costs nothing measurable.
+ *
+ * Bring-up (wharf_nvmf_host_connect(), all on the queues' shards): CM
+ * private data {recfmt 0, qid, hrqsize, hsqsize}; Fabrics Connect with
+ * the 1024-byte Connect data as a keyed SGL; Property Get CAP and VS;
+ * Property Set CC.EN and Property Get CSTS until RDY, for at most CAP.TO;
+ * Identify Controller; Set Features Number of Queues; Identify of the
+ * active namespace list and of each namespace; then every I/O queue's
+ * connection and Connect.  Keep-alive runs every KATO/2 from then on.
+ *
+ * I/O.  wharf_nvmf_host_read(), _write() and _flush() run on the I/O
+ * queue's owner shard (wharf_nvmf_host_queue_shard(); from another thread,
+ * send the call there with wharf_shard_send()) and complete through a
+ * callback on that shard.  Data moves through bounce buffers the library
+ * registered for every command slot: writes of at most the target's
+ * in-capsule size (IOCCSZ) go in the command capsule, other writes and
+ * every read by keyed SGL (the target RDMA READs or WRITEs the slot's
+ * buffer); the write's bytes are copied at submission, a read's at
+ * completion.  A transfer is at most max_io_size bytes, which the
+ * library clamps to the controller's MDTS.
+ *
+ * Errors on a queue.  A command that outlives its timeout, a response
+ * capsule shorter than 16 bytes or naming a command id that is not
+ * outstanding, or a transport error fails the queue: each outstanding
+ * command completes with an error, the connection is closed, and further
+ * submissions return -ENOTCONN (wharf_nvmf_host_queue_stats() says why).
+ * Nothing reconnects in this version.
+ *
+ * Errors are negative errno values; 0 means success.
+ */
+#ifndef WHARF_NVMF_HOST_H
+#define WHARF_NVMF_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sys/socket.h>
+
+#include <wharf/cm.h>
+#include <wharf/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A connected controller: admin queue, I/O queues, namespaces (opaque). */
+struct wharf_nvmf_host;
+/** One I/O queue of a controller, owned by one shard (opaque). */
+struct wharf_nvmf_host_queue;
+
+/** Default I/O queue size (entries). */
+#define WHARF_NVMF_HOST_QUEUE_SIZE 128u
+/** Default keep-alive timeout sent in the admin Connect, milliseconds. */
+#define WHARF_NVMF_HOST_KATO_MS 5000u
+/** Default per-command timeout of I/O commands, milliseconds. */
+#define WHARF_NVMF_HOST_IO_TIMEOUT_MS 30000u
+/** Default per-command timeout of admin commands, milliseconds. */
+#define WHARF_NVMF_HOST_ADMIN_TIMEOUT_MS 10000u
+/** Default largest transfer of one command, bytes (before MDTS). */
+#define WHARF_NVMF_HOST_MAX_IO_SIZE 131072u
+/** Namespaces the host identifies at connect, at most. */
+#define WHARF_NVMF_HOST_MAX_NS 64u
+
+/** Options for wharf_nvmf_host_connect(); start from _opts_init(). */
+struct wharf_nvmf_host_opts {
+	/** sizeof(struct wharf_nvmf_host_opts) as compiled by the caller. */
+	size_t size;
+	/** The connection manager the queues connect on (required); it must
+	 * outlive the controller. */
+	struct wharf_cm *cm;
+	/** The target's address with its port, e.g. 4420 (required;
+	 * copied). */
+	const struct sockaddr *dst;
+	/** Subsystem NQN (required, at most 223 bytes; copied). */
+	const char *subnqn;
+	/** Host NQN, or NULL: the contents of /etc/nvme/hostnqn, else
+	 * "nqn.2014-08.org.nvmexpress:uuid:" and the host ID. */
+	const char *hostnqn;
+	/** Host ID (16 bytes), or NULL: random. */
+	const uint8_t *hostid;
+	/** I/O queues to ask for; 0 = one per shard.  The controller may
+	 * grant fewer (Set Features Number of Queues). */
+	unsigned nr_io_queues;
+	/** Entries per I/O queue; 0 = WHARF_NVMF_HOST_QUEUE_SIZE; clamped
+	 * to the controller's CAP.MQES + 1; at least 2. */
+	uint32_t queue_size;
+	/** Keep-alive timeout, ms; 0 = WHARF_NVMF_HOST_KATO_MS (rounded up
+	 * to seconds by the controller); see no_keep_alive. */
+	uint32_t kato_ms;
+	/** Send KATO 0 and no Keep Alive commands. */
+	bool no_keep_alive;
+	/** Per-command timeouts, ms; 0 = the defaults above. */
+	uint32_t io_timeout_ms;
+	uint32_t admin_timeout_ms;
+	/** Largest transfer of one command, bytes; 0 =
+	 * WHARF_NVMF_HOST_MAX_IO_SIZE; clamped to MDTS.  Each command slot
+	 * holds a registered buffer of this size. */
+	uint32_t max_io_size;
+	/** Never put write data in the command capsule. */
+	bool no_in_capsule;
+	/** The whole bring-up, ms; 0 = 30000. */
+	uint32_t connect_timeout_ms;
+};
+
+/**
+ * wharf_nvmf_host_opts_init - zero @opts, set its size.
+ * @opts: the options to fill, or NULL (nothing is done).
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
+
+/**
+ * wharf_nvmf_host_connect - connect a controller: admin queue, bring-up,
+ * I/O queues (see the top of this header).
+ * @opts: options; cm, dst and subnqn are required.  Not retained.
+ * @err: receives a one-line reason on failure (may be NULL).
+ * @errlen: size of @err.
+ * @out: receives the controller, owned by the caller
+ * (wharf_nvmf_host_disconnect()).
+ *
+ * On failure every queue already connected is disconnected and freed
+ * before the call returns.
+ *
+ * Return: 0; -EINVAL for NULL arguments or bad options (size, an NQN
+ * longer than 223 bytes, queue_size 1); -ECONNREFUSED when the target
+ * rejected a queue's connection (CM REJ with the NVMe-oF status) or
+ * failed a Fabrics Connect (unknown subsystem, host not allowed: @err
+ * names the status and the field); -ETIMEDOUT when a step, CSTS.RDY (CAP.TO)
+ * or the whole bring-up (connect_timeout_ms) timed out; -EHOSTUNREACH when
+ * the address or route did not resolve or the peer did not answer;
+ * -EPROTO when the controller answered something this host cannot use
+ * (a malformed response, no I/O queue granted, no usable namespace data);
+ * -EIO when an admin command failed with an NVMe status; -ENOMEM; -errno
+ * from wharf_connect(), memory registration or the shards.
+ * Context: an application thread, not a shard thread of the cm's context
+ * (it waits for the shards); blocks up to connect_timeout_ms.  No RCU rule.
+ */
+int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
+			    size_t errlen, struct wharf_nvmf_host **out);
+
+/**
+ * wharf_nvmf_host_disconnect - end the association and free @host.
+ * @host: the controller, or NULL (nothing is done).
+ *
+ * Stops the keep-alive; completes every outstanding command with
+ * -ECONNABORTED (on its owner shard); disconnects the I/O queues; asks
+ * the controller for a normal shutdown (CC.SHN, then CSTS.SHST, bounded
+ * by the admin timeout); disconnects the admin queue; waits until every
+ * work request has completed; frees everything.  Callbacks of the
+ * commands may run during the call, on their shards.
+ *
+ * Return: 0; -EDEADLK when called from a shard thread (nothing is done).
+ * Context: an application thread, not a shard thread; blocks.  No RCU rule.
+ */
+int wharf_nvmf_host_disconnect(struct wharf_nvmf_host *host);
+
+/** What the controller reported and the host negotiated. */
+struct wharf_nvmf_host_info {
+	/** sizeof(struct wharf_nvmf_host_info) as compiled by the caller. */
+	size_t size;
+	/** Controller ID the admin Connect returned. */
+	uint16_t cntlid;
+	/** I/O queues connected. */
+	unsigned nr_io_queues;
+	/** Entries per I/O queue (and commands outstanding at most). */
+	uint32_t queue_size;
+	/** Largest transfer of one command, bytes (after MDTS). */
+	uint32_t max_io_size;
+	/** Largest write sent in the capsule, bytes; 0 = none. */
+	uint32_t in_capsule_size;
+	/** CAP and VS properties. */
+	uint64_t cap;
+	uint32_t vs;
+	/** Identify Controller: MDTS (power of two of 4 KiB pages, 0 = no
+	 * limit), IOCCSZ (16-byte units), ICDOFF, MSDBD, number of
+	 * namespaces, KAS. */
+	uint8_t mdts;
+	uint32_t ioccsz;
+	uint16_t icdoff;
+	uint8_t msdbd;
+	uint32_t nn;
+	/** Keep-alive timeout sent, ms (0: none). */
+	uint32_t kato_ms;
+	/** Serial number, model and firmware, NUL-terminated, trailing
+	 * spaces removed. */
+	char sn[21];
+	char mn[41];
+	char fr[9];
+	/** The subsystem NQN Identify reported, NUL-terminated. */
+	char subnqn[257];
+	/** Active namespaces found (wharf_nvmf_host_ns()). */
+	unsigned nr_ns;
+};
+
+/**
+ * wharf_nvmf_host_info - what @host negotiated.
+ * @out: filled; @out->size must be set.
+ * Return: 0; -EINVAL for NULL arguments or a bad size.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+int wharf_nvmf_host_info(const struct wharf_nvmf_host *host,
+			 struct wharf_nvmf_host_info *out);
+
+/** One active namespace. */
+struct wharf_nvmf_host_ns {
+	/** sizeof(struct wharf_nvmf_host_ns) as compiled by the caller. */
+	size_t size;
+	/** Namespace ID. */
+	uint32_t nsid;
+	/** Logical block size in bytes (the formatted LBA format). */
+	uint32_t block_size;
+	/** Size in logical blocks (NSZE). */
+	uint64_t nblocks;
+};
+
+/**
+ * wharf_nvmf_host_ns - the @index-th active namespace.
+ * @index: 0 .. nr_ns - 1 (wharf_nvmf_host_info()).
+ * @out: filled; @out->size must be set.
+ * Return: 0; -EINVAL for NULL arguments or a bad size; -ENOENT for an
+ * index past the last namespace.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+int wharf_nvmf_host_ns(const struct wharf_nvmf_host *host, unsigned index,
+		       struct wharf_nvmf_host_ns *out);
+
+/**
+ * wharf_nvmf_host_queue - the @index-th I/O queue of @host.
+ * @index: 0 .. nr_io_queues - 1.
+ * Return: the queue (owned by @host), or NULL for a NULL @host or a bad
+ * index.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+struct wharf_nvmf_host_queue *
+wharf_nvmf_host_queue(const struct wharf_nvmf_host *host, unsigned index);
+
+/**
+ * wharf_nvmf_host_queue_shard - the shard that owns @q: where its
+ * commands are submitted and complete.
+ * Return: the shard, or NULL for a NULL @q.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+struct wharf_shard *
+wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q);
+
+/**
+ * A command completed.  @status: 0; -EIO when the controller returned an
+ * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14); -ETIMEDOUT
+ * when the command outlived its timeout; -ECONNABORTED when the queue
+ * failed or was disconnected first.  Runs on the queue's owner shard,
+ * never inside a submission call.  It may submit again.
+ */
+typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
+
+/**
+ * wharf_nvmf_host_read - read @nlb blocks from @slba of namespace @nsid
+ * into @buf.
+ * @q: an I/O queue.
+ * @nsid: an active namespace ID.
+ * @slba: first logical block.
+ * @nlb: number of blocks (>= 1); nlb * block size at most max_io_size.
+ * @buf: receives the data; must stay valid until @cb runs.  The library
+ * copies into it just before @cb.
+ * @cb: completion callback (required), with @arg.
+ * @arg: its argument.
+ *
+ * Return: 0 (@cb runs exactly once, later); -EINVAL for NULL arguments,
+ * @nlb 0, an unknown @nsid or a transfer above max_io_size; -EAGAIN when
+ * queue_size commands are outstanding; -ENOTCONN when the queue failed or
+ * is disconnecting; -EPERM when not called on the owner shard; -errno of
+ * the post.
+ * Context: @q's owner shard (a shard callback or a message); non-blocking.
+ */
+int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+			 uint64_t slba, uint32_t nlb, void *buf,
+			 wharf_nvmf_host_cb cb, void *arg);
+
+/**
+ * wharf_nvmf_host_write - write @nlb blocks from @buf to @slba of
+ * namespace @nsid.
+ * @q: an I/O queue.
+ * @nsid: an active namespace ID.
+ * @slba: first logical block.
+ * @nlb: number of blocks (>= 1); nlb * block size at most max_io_size.
+ * @buf: the data, copied during the call (reusable at once).
+ * @cb: completion callback (required), with @arg.
+ * @arg: its argument.
+ *
+ * Up to in_capsule_size bytes travel in the command capsule, more by a
+ * keyed SGL the controller reads.
+ *
+ * Return: as wharf_nvmf_host_read().
+ * Context: @q's owner shard; non-blocking.
+ */
+int wharf_nvmf_host_write(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+			  uint64_t slba, uint32_t nlb, const void *buf,
+			  wharf_nvmf_host_cb cb, void *arg);
+
+/**
+ * wharf_nvmf_host_flush - flush namespace @nsid's volatile write cache.
+ * @q: an I/O queue.
+ * @nsid: an active namespace ID.
+ * @cb: completion callback (required), with @arg.
+ * @arg: its argument.
+ * Return: as wharf_nvmf_host_read().
+ * Context: @q's owner shard; non-blocking.
+ */
+int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+			  wharf_nvmf_host_cb cb, void *arg);
+
+/** Counters of one queue (owner-written, read anywhere). */
+struct wharf_nvmf_host_queue_stats {
+	/** sizeof(struct wharf_nvmf_host_queue_stats) as compiled by the
+	 * caller. */
+	size_t size;
+	/** Commands submitted and completed (any status). */
+	uint64_t submitted;
+	uint64_t completed;
+	/** Of the submitted writes: data in the capsule / by keyed SGL. */
+	uint64_t in_capsule;
+	uint64_t keyed;
+	/** Completions with an NVMe error status. */
+	uint64_t nvme_errors;
+	/** Commands that timed out. */
+	uint64_t timeouts;
+	/** Response capsules rejected (short, unknown command id). */
+	uint64_t bad_responses;
+	/** Commands outstanding now. */
+	uint32_t outstanding;
+	/** Why the queue failed (-ETIMEDOUT, -EPROTO for a bad response,
+	 * -ECONNRESET for a transport error or disconnect), or 0. */
+	int error;
+};
+
+/**
+ * wharf_nvmf_host_queue_stats - snapshot @q's counters.
+ * @out: filled; @out->size must be set.
+ * Return: 0; -EINVAL for NULL arguments or a bad size.
+ * Context: any thread; non-blocking (each value is read atomically, the
+ * whole is not one instant).  No RCU rule.
+ */
+int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
+				struct wharf_nvmf_host_queue_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WHARF_NVMF_HOST_H */

@@ -1,0 +1,516 @@
+/*
+ * initiators/nvmf/perf_main.c - wharf-nvmf-perf: connect one controller
+ * with <wharf/nvmf_host.h>, keep QD commands outstanding on every I/O
+ * queue for the given time, report IOPS, MiB/s and latency (perf.h has
+ * the options, `--help` the text).
+ *
+ * One job per I/O queue, run entirely on the queue's owner shard: it is
+ * started by a message, resubmits from its completion callbacks and
+ * counts with single-writer atomics the main thread reads for progress.
+ * The main thread raises `stop`; each job lets its commands drain and
+ * says `done`.  The namespace is split evenly between the jobs, and in
+ * --verify mode each command slot of a job owns its own blocks, so no two
+ * commands in flight ever touch the same block: a slot writes a pattern
+ * derived from (LBA, slot sequence number), reads it back and compares.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <wharf/cm.h>
+#include <wharf/core.h>
+#include <wharf/nvmf_host.h>
+
+#include "initiators/nvmf/perf.h"
+#include "initiators/nvmf/perf_hist.h"
+
+struct job;
+
+struct slot {
+	struct job *j;
+	uint8_t *buf;
+	uint64_t lba;  /* of the command in flight */
+	uint64_t base; /* verify: the slot's own blocks */
+	uint64_t seq;  /* verify: the pattern's generation */
+	uint64_t t0;   /* submission, ns */
+	bool reading;  /* verify: the read-back is in flight */
+};
+
+struct job {
+	struct wharf_nvmf_host_queue *q;
+	const struct perf_args *a;
+	uint32_t nsid, bs, nblk; /* block size, blocks per command */
+	uint64_t base, span;	 /* the job's blocks */
+	uint64_t slot_span;	 /* verify: blocks per slot */
+	uint64_t cursor, rng;
+	struct slot *slots;
+	unsigned inflight;
+	struct perf_hist hist;
+	atomic_uint_fast64_t ios, errors, verify_errors;
+	atomic_int first_error;
+	atomic_bool done;
+};
+
+static atomic_bool stop;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void inc(atomic_uint_fast64_t *c)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+static void fill(const struct slot *s, uint8_t *dst, size_t len)
+{
+	for (size_t i = 0; i < len / 8; i++) {
+		uint64_t w = mix(s->lba << 24 ^ s->seq << 44 ^ i);
+
+		memcpy(dst + i * 8, &w, 8);
+	}
+}
+
+static bool is_write(const struct job *j)
+{
+	return j->a->pattern == PERF_WRITE || j->a->pattern == PERF_RANDWRITE;
+}
+
+static bool is_rand(const struct job *j)
+{
+	return j->a->pattern == PERF_RANDREAD ||
+	       j->a->pattern == PERF_RANDWRITE;
+}
+
+/* The next command's first block within @base/@span. */
+static uint64_t pick(struct job *j, uint64_t base, uint64_t span,
+		     uint64_t *cursor)
+{
+	uint64_t slots = span / j->nblk, k;
+
+	if (is_rand(j)) {
+		k = rnd(&j->rng) % slots;
+	} else {
+		k = *cursor % slots;
+		(*cursor)++;
+	}
+	return base + k * j->nblk;
+}
+
+static void on_done(int status, uint16_t nvme_status, void *arg);
+
+static int submit(struct slot *s, bool write)
+{
+	struct job *j = s->j;
+
+	s->t0 = now_ns();
+	if (write)
+		return wharf_nvmf_host_write(j->q, j->nsid, s->lba, j->nblk,
+					     s->buf, on_done, s);
+	return wharf_nvmf_host_read(j->q, j->nsid, s->lba, j->nblk, s->buf,
+				    on_done, s);
+}
+
+/* Starts the slot's next command; false when it stops. */
+static bool next(struct slot *s)
+{
+	struct job *j = s->j;
+	int rc;
+
+	if (atomic_load_explicit(&stop, memory_order_relaxed))
+		return false;
+	if (j->a->verify) {
+		uint64_t c = s->seq;
+
+		s->seq++;
+		s->lba = pick(j, s->base, j->slot_span, &c);
+		s->reading = false;
+		fill(s, s->buf, (size_t)j->nblk * j->bs);
+		rc = submit(s, true);
+	} else {
+		s->lba = pick(j, j->base, j->span, &j->cursor);
+		rc = submit(s, is_write(j));
+	}
+	if (rc) {
+		inc(&j->errors);
+		atomic_store(&j->first_error, rc);
+		return false;
+	}
+	return true;
+}
+
+static void slot_end(struct job *j)
+{
+	if (--j->inflight == 0)
+		atomic_store_explicit(&j->done, true, memory_order_release);
+}
+
+static void check(struct slot *s)
+{
+	struct job *j = s->j;
+	size_t len = (size_t)j->nblk * j->bs;
+	uint8_t *want = malloc(len);
+
+	if (!want)
+		return;
+	fill(s, want, len);
+	if (memcmp(want, s->buf, len)) {
+		if (!atomic_load(&j->verify_errors))
+			fprintf(stderr,
+				"wharf-nvmf-perf: verify: LBA %llu "
+				"(generation %llu) read back different data\n",
+				(unsigned long long)s->lba,
+				(unsigned long long)s->seq);
+		inc(&j->verify_errors);
+	}
+	free(want);
+}
+
+static void on_done(int status, uint16_t nvme_status, void *arg)
+{
+	struct slot *s = arg;
+	struct job *j = s->j;
+
+	ph_add(&j->hist, now_ns() - s->t0);
+	inc(&j->ios);
+	if (status) {
+		if (!atomic_load(&j->errors))
+			fprintf(stderr,
+				"wharf-nvmf-perf: queue command failed: %s "
+				"(NVMe status 0x%x)\n",
+				strerror(-status), nvme_status);
+		inc(&j->errors);
+		atomic_store(&j->first_error, status);
+		slot_end(j);
+		return;
+	}
+	if (j->a->verify && !s->reading) {
+		s->reading = true;
+		memset(s->buf, 0xEE, (size_t)j->nblk * j->bs);
+		if (submit(s, false)) {
+			inc(&j->errors);
+			slot_end(j);
+		}
+		return;
+	}
+	if (j->a->verify)
+		check(s);
+	if (!next(s))
+		slot_end(j);
+}
+
+static void job_start(struct wharf_shard *shard, void *arg)
+{
+	struct job *j = arg;
+
+	(void)shard;
+	j->inflight = j->a->qd;
+	for (unsigned i = 0; i < j->a->qd; i++)
+		if (!next(&j->slots[i]))
+			slot_end(j);
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup and report                                                    */
+/* ------------------------------------------------------------------ */
+
+static int job_init(struct job *j, const struct perf_args *a,
+		    struct wharf_nvmf_host_queue *q, unsigned index,
+		    unsigned njobs, const struct wharf_nvmf_host_ns *ns)
+{
+	uint64_t per = ns->nblocks / njobs;
+
+	memset(j, 0, sizeof(*j));
+	j->q = q;
+	j->a = a;
+	j->nsid = ns->nsid;
+	j->bs = ns->block_size;
+	j->nblk = a->io_size / ns->block_size;
+	j->base = per * index;
+	j->span = per;
+	j->rng = 0x9E3779B97F4A7C15ull * (index + 1);
+	j->slot_span = per / a->qd;
+	ph_init(&j->hist);
+	if (j->span < j->nblk || (a->verify && j->slot_span < j->nblk))
+		return -ENOSPC;
+	j->slots = calloc(a->qd, sizeof(*j->slots));
+	if (!j->slots)
+		return -ENOMEM;
+	for (unsigned i = 0; i < a->qd; i++) {
+		struct slot *s = &j->slots[i];
+
+		s->j = j;
+		s->base = j->base + (uint64_t)i * j->slot_span;
+		if (posix_memalign((void **)&s->buf, 4096, a->io_size))
+			return -ENOMEM;
+		memset(s->buf, 0xA5, a->io_size);
+	}
+	return 0;
+}
+
+static void job_free(struct job *j)
+{
+	for (unsigned i = 0; j->slots && i < j->a->qd; i++)
+		free(j->slots[i].buf);
+	free(j->slots);
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+struct result {
+	uint64_t ios, errors, verify_errors;
+	double secs, iops, mib_s, cpu_us_per_io;
+	double avg_us, p50_us, p99_us, p999_us, max_us;
+};
+
+static void report(const struct perf_args *a,
+		   const struct wharf_nvmf_host_info *in,
+		   const struct result *r)
+{
+	if (a->json) {
+		printf("{\"tool\":\"wharf-nvmf-perf\",\"traddr\":\"%s\","
+		       "\"trsvcid\":\"%s\",\"subnqn\":\"%s\",\"nsid\":%u,"
+		       "\"pattern\":\"%s\",\"io_size\":%u,\"qd\":%u,"
+		       "\"queues\":%u,\"verify\":%s,\"time_s\":%.3f,"
+		       "\"ios\":%llu,\"iops\":%.0f,\"mib_s\":%.2f,"
+		       "\"lat_us\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,"
+		       "\"p99_9\":%.2f,\"max\":%.2f},\"cpu_us_per_io\":%.2f,"
+		       "\"errors\":%llu,\"verify_errors\":%llu,"
+		       "\"in_capsule_size\":%u,\"max_io_size\":%u}\n",
+		       a->traddr, a->trsvcid, a->subnqn, a->nsid,
+		       perf_pattern_name(a->pattern), a->io_size, a->qd,
+		       in->nr_io_queues, a->verify ? "true" : "false", r->secs,
+		       (unsigned long long)r->ios, r->iops, r->mib_s, r->avg_us,
+		       r->p50_us, r->p99_us, r->p999_us, r->max_us,
+		       r->cpu_us_per_io, (unsigned long long)r->errors,
+		       (unsigned long long)r->verify_errors,
+		       in->in_capsule_size, in->max_io_size);
+		return;
+	}
+	printf("%-10s %7s %4s %6s %10s %9s %9s %9s %9s %9s %8s\n", "pattern",
+	       "io_size", "qd", "queues", "IOPS", "MiB/s", "avg_us", "p50_us",
+	       "p99_us", "p99.9_us", "cpu_us/io");
+	printf("%-10s %7u %4u %6u %10.0f %9.2f %9.2f %9.2f %9.2f %9.2f "
+	       "%8.2f\n",
+	       perf_pattern_name(a->pattern), a->io_size, a->qd,
+	       in->nr_io_queues, r->iops, r->mib_s, r->avg_us, r->p50_us,
+	       r->p99_us, r->p999_us, r->cpu_us_per_io);
+	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu errors%s",
+	       (unsigned long long)r->ios, r->secs,
+	       (unsigned long long)r->errors, a->verify ? ", " : "\n");
+	if (a->verify)
+		printf("%llu verify mismatches\n",
+		       (unsigned long long)r->verify_errors);
+}
+
+static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
+{
+	struct wharf_nvmf_host_info in = {.size = sizeof(in)};
+	struct wharf_nvmf_host_ns ns = {.size = sizeof(ns)};
+	struct perf_hist all;
+	struct result r = {0};
+	struct job *jobs;
+	uint64_t t0, tend, last = 0, lastn = 0;
+	double c0;
+	unsigned n, i;
+	int rc = 0;
+
+	wharf_nvmf_host_info(host, &in);
+	for (i = 0; i < in.nr_ns; i++)
+		if (!wharf_nvmf_host_ns(host, i, &ns) && ns.nsid == a->nsid)
+			break;
+	if (i == in.nr_ns || !ns.block_size) {
+		fprintf(stderr, "wharf-nvmf-perf: no namespace %u\n", a->nsid);
+		return 2;
+	}
+	if (a->io_size % ns.block_size || a->io_size > in.max_io_size) {
+		fprintf(stderr,
+			"wharf-nvmf-perf: --io-size %u: not a multiple of "
+			"the block size %u or above the transfer limit %u\n",
+			a->io_size, ns.block_size, in.max_io_size);
+		return 2;
+	}
+	if (a->qd > in.queue_size) {
+		fprintf(stderr,
+			"wharf-nvmf-perf: --qd %u above the queue size %u "
+			"the controller granted\n",
+			a->qd, in.queue_size);
+		return 2;
+	}
+	n = in.nr_io_queues;
+	jobs = calloc(n, sizeof(*jobs));
+	if (!jobs)
+		return 2;
+	for (i = 0; i < n && !rc; i++)
+		rc = job_init(&jobs[i], a, wharf_nvmf_host_queue(host, i), i, n,
+			      &ns);
+	if (rc) {
+		fprintf(stderr, "wharf-nvmf-perf: setting up jobs: %s\n",
+			rc == -ENOSPC ? "namespace too small" : strerror(-rc));
+		goto out;
+	}
+	if (!a->quiet)
+		fprintf(stderr,
+			"wharf-nvmf-perf: %s %s: %u queue(s), qd %u, %s %u "
+			"bytes, %u s (cntlid %u, in-capsule %u, max I/O %u)\n",
+			a->traddr, a->subnqn, n, a->qd,
+			perf_pattern_name(a->pattern), a->io_size, a->time_s,
+			in.cntlid, in.in_capsule_size, in.max_io_size);
+	c0 = cpu_s();
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		while (wharf_shard_send(wharf_nvmf_host_queue_shard(jobs[i].q),
+					job_start, &jobs[i]) == -EAGAIN)
+			usleep(1000);
+	tend = t0 + (uint64_t)a->time_s * 1000000000ull;
+	while (now_ns() < tend) {
+		uint64_t sum = 0, t;
+
+		usleep(100000);
+		t = now_ns();
+		if (t - last < 1000000000ull)
+			continue;
+		for (i = 0; i < n; i++)
+			sum += atomic_load(&jobs[i].ios);
+		if (!a->quiet && last)
+			fprintf(stderr, "[%3.0fs] %10.0f IOPS %9.2f MiB/s\n",
+				(double)(t - t0) / 1e9,
+				(double)(sum - lastn) * 1e9 /
+					(double)(t - last),
+				(double)(sum - lastn) * a->io_size / 1048576.0 *
+					1e9 / (double)(t - last));
+		last = t;
+		lastn = sum;
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < n; i++)
+		while (!atomic_load_explicit(&jobs[i].done,
+					     memory_order_acquire))
+			usleep(1000);
+	r.secs = (double)(now_ns() - t0) / 1e9;
+	ph_init(&all);
+	for (i = 0; i < n; i++) {
+		ph_merge(&all, &jobs[i].hist);
+		r.errors += atomic_load(&jobs[i].errors);
+		r.verify_errors += atomic_load(&jobs[i].verify_errors);
+	}
+	r.ios = all.count;
+	r.iops = (double)r.ios / r.secs;
+	r.mib_s = r.iops * a->io_size / 1048576.0;
+	r.cpu_us_per_io = r.ios ? (cpu_s() - c0) * 1e6 / (double)r.ios : 0;
+	r.avg_us = all.count ? (double)all.sum / (double)all.count / 1e3 : 0;
+	r.p50_us = (double)ph_percentile(&all, 0.50) / 1e3;
+	r.p99_us = (double)ph_percentile(&all, 0.99) / 1e3;
+	r.p999_us = (double)ph_percentile(&all, 0.999) / 1e3;
+	r.max_us = all.count ? (double)all.max / 1e3 : 0;
+	report(a, &in, &r);
+	rc = r.errors || r.verify_errors || !r.ios ? 1 : 0;
+out:
+	for (i = 0; i < n; i++)
+		job_free(&jobs[i]);
+	free(jobs);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct perf_args a;
+	struct wharf_ctx_opts co;
+	struct wharf_nvmf_host_opts ho;
+	struct wharf_ctx *ctx = NULL;
+	struct wharf_cm *cm = NULL;
+	struct wharf_nvmf_host *host = NULL;
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *ai = NULL;
+	char err[256];
+	int rc;
+
+	if (perf_parse(argc, argv, &a, err, sizeof(err))) {
+		fprintf(stderr, "wharf-nvmf-perf: %s\n\n%s", err, perf_usage);
+		return 2;
+	}
+	if (a.help) {
+		fputs(perf_usage, stdout);
+		return 0;
+	}
+	if (getaddrinfo(a.traddr, a.trsvcid, &hints, &ai)) {
+		fprintf(stderr, "wharf-nvmf-perf: bad address %s port %s\n",
+			a.traddr, a.trsvcid);
+		return 2;
+	}
+	wharf_ctx_opts_init(&co);
+	co.nshards = a.ncpus ? 0 : a.shards;
+	co.cpus = a.ncpus ? a.cpus : NULL;
+	co.ncpus = a.ncpus;
+	co.poll_mode = (enum wharf_poll_mode)a.poll;
+	rc = wharf_ctx_create(&co, &ctx);
+	if (!rc)
+		rc = wharf_cm_create(ctx, NULL, &cm);
+	if (rc) {
+		fprintf(stderr, "wharf-nvmf-perf: context: %s\n",
+			strerror(-rc));
+		rc = 2;
+		goto out;
+	}
+	wharf_nvmf_host_opts_init(&ho);
+	ho.cm = cm;
+	ho.dst = ai->ai_addr;
+	ho.subnqn = a.subnqn;
+	ho.hostnqn = a.hostnqn;
+	ho.nr_io_queues = a.queues;
+	/* A slot per command (one spare entry), each with a bounce buffer
+	 * of exactly one command's data. */
+	ho.queue_size = a.qd + 1;
+	ho.max_io_size = a.io_size;
+	rc = wharf_nvmf_host_connect(&ho, err, sizeof(err), &host);
+	if (rc) {
+		fprintf(stderr, "wharf-nvmf-perf: connect: %s: %s\n",
+			strerror(-rc), err);
+		rc = 2;
+		goto out;
+	}
+	rc = run(&a, host);
+	wharf_nvmf_host_disconnect(host);
+out:
+	if (cm)
+		wharf_cm_destroy(cm);
+	if (ctx)
+		wharf_ctx_destroy(ctx);
+	freeaddrinfo(ai);
+	return rc;
+}

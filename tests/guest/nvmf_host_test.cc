@@ -1,0 +1,498 @@
+// <wharf/nvmf_host.h> and wharf-nvmf-perf against two targets in the same
+// guest: the kernel's nvmet-rdma (configured through configfs, a file
+// namespace on tmpfs, buffered) and wharf-nvmf-tgt (a RAM namespace).
+// Each: connect with three I/O queues spread over two shards, the Identify data, writes
+// in-capsule and by keyed SGL read back and compared on every queue, an
+// out-of-range read failing with its NVMe status while the queue lives
+// on, a clean disconnect; an unknown subsystem NQN and a host the
+// subsystem does not allow refused with a clear error; wharf-nvmf-perf
+// --verify (write, read back, compare) on two queues, in-capsule and
+// keyed sizes.  Then, against wharf-nvmf-tgt stopped with SIGSTOP, a
+// command past its timeout failing its queue and nothing else.
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <string.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <wharf/cm.h>
+#include <wharf/core.h>
+#include <wharf/nvmf_host.h>
+
+#include "tests/guest/guest_env.h"
+#include "tests/guest/nvmf_guest_util.h"
+
+namespace
+{
+
+using namespace nvmf_guest;
+
+const char kAddr[] = "198.18.0.1";
+const char kNvmetSub[] = "nqn.2024-01.io.wharf:host-nvmet";
+const char kNvmetClosed[] = "nqn.2024-01.io.wharf:host-nvmet-closed";
+const char kWharfSub[] = "nqn.2024-01.io.wharf:host-wharf";
+const char kWharfClosed[] = "nqn.2024-01.io.wharf:host-wharf-closed";
+const char kCfs[] = "/sys/kernel/config/nvmet";
+const char kImg[] = "/dev/shm/nvmf_host_test.img";
+const uint16_t kNvmetPort = 4430, kWharfPort = 4431;
+const uint64_t kNsBytes = 64ull << 20;
+
+struct Target {
+	const char *name;
+	uint16_t port;
+	const char *sub, *closed;
+};
+
+const Target kTargets[] = {
+	{"nvmet", kNvmetPort, kNvmetSub, kNvmetClosed},
+	{"wharf", kWharfPort, kWharfSub, kWharfClosed},
+};
+
+// One command, run on the queue's owner shard; the test thread polls.
+struct Io {
+	struct wharf_nvmf_host_queue *q = nullptr;
+	uint32_t nsid = 1;
+	uint64_t slba = 0;
+	uint32_t nlb = 0;
+	void *buf = nullptr;
+	char op = 'r'; // r, w, f
+	std::atomic<int> done{0};
+	int submit_rc = 0, status = 0;
+	uint16_t nvme = 0;
+};
+
+void IoDone(int status, uint16_t nvme, void *arg)
+{
+	Io *io = static_cast<Io *>(arg);
+	io->status = status;
+	io->nvme = nvme;
+	io->done.store(1);
+}
+
+void IoStart(struct wharf_shard *, void *arg)
+{
+	Io *io = static_cast<Io *>(arg);
+	int rc;
+
+	if (io->op == 'w')
+		rc = wharf_nvmf_host_write(io->q, io->nsid, io->slba, io->nlb,
+					   io->buf, IoDone, io);
+	else if (io->op == 'f')
+		rc = wharf_nvmf_host_flush(io->q, io->nsid, IoDone, io);
+	else
+		rc = wharf_nvmf_host_read(io->q, io->nsid, io->slba, io->nlb,
+					  io->buf, IoDone, io);
+	if (rc) {
+		io->submit_rc = rc;
+		io->done.store(1);
+	}
+}
+
+// Runs one command; its submission error, else its completion status.
+int DoIo(struct wharf_nvmf_host_queue *q, char op, uint64_t slba, uint32_t nlb,
+	 void *buf, uint16_t *nvme = nullptr)
+{
+	Io io;
+	io.q = q;
+	io.op = op;
+	io.slba = slba;
+	io.nlb = nlb;
+	io.buf = buf;
+	if (wharf_shard_send(wharf_nvmf_host_queue_shard(q), IoStart, &io))
+		return -999;
+	if (!Poll([&] { return io.done.load() == 1; }))
+		return -998;
+	if (nvme)
+		*nvme = io.nvme;
+	return io.submit_rc ? io.submit_rc : io.status;
+}
+
+class NvmfHost : public ::testing::TestWithParam<Target>
+{
+      protected:
+	static Tgt *tgt_;
+	static wharf_ctx *ctx_;
+	static wharf_cm *cm_;
+	static bool nvmet_up_;
+
+	static void NvmetTeardown()
+	{
+		std::string c = kCfs;
+		Sh("rm -f " + c + "/ports/30/subsystems/*; rmdir " + c +
+		   "/ports/30; for s in " + kNvmetSub + " " + kNvmetClosed +
+		   "; do echo 0 > " + c +
+		   "/subsystems/$s/namespaces/1/enable;"
+		   " rmdir " +
+		   c + "/subsystems/$s/namespaces/1 " + c +
+		   "/subsystems/$s; done; rm -f " + kImg);
+	}
+
+	static void SetUpTestSuite()
+	{
+		if (!wharf_guest::in_guest())
+			return;
+		std::string out, c = kCfs;
+		std::string setup =
+			"set -e; modprobe -a nvmet nvmet_rdma; "
+			"mountpoint -q /sys/kernel/config || mount -t configfs "
+			"none /sys/kernel/config; truncate -s 64M " +
+			std::string(kImg) + "; for s in " + kNvmetSub + " " +
+			kNvmetClosed + "; do mkdir " + c +
+			"/subsystems/$s; mkdir " + c +
+			"/subsystems/$s/namespaces/1; echo -n " + kImg + " > " +
+			c +
+			"/subsystems/$s/namespaces/1/device_path; echo 1 > " +
+			c +
+			"/subsystems/$s/namespaces/1/buffered_io; echo 1 > " +
+			c +
+			"/subsystems/$s/namespaces/1/enable; done; echo 1 > " +
+			c + "/subsystems/" + kNvmetSub +
+			"/attr_allow_any_host; mkdir " + c +
+			"/ports/30; echo rdma > " + c +
+			"/ports/30/addr_trtype; echo ipv4 > " + c +
+			"/ports/30/addr_adrfam; echo " + kAddr + " > " + c +
+			"/ports/30/addr_traddr; echo " +
+			std::to_string(kNvmetPort) + " > " + c +
+			"/ports/30/addr_trsvcid; for s in " + kNvmetSub + " " +
+			kNvmetClosed + "; do ln -s " + c + "/subsystems/$s " +
+			c + "/ports/30/subsystems/$s; done";
+		NvmetTeardown();
+		nvmet_up_ = Sh(setup, &out) == 0;
+		if (!nvmet_up_) {
+			ADD_FAILURE() << "nvmet setup: " << out;
+		}
+		tgt_ = new Tgt();
+		::testing::AssertionResult started = tgt_->Start(
+			"nvmf_host_test",
+			std::string("listen ") + kAddr + " " +
+				std::to_string(kWharfPort) +
+				"\nshards 1\nsubsystem " + kWharfSub +
+				"\n  namespace 1 ram:64M\n  allow-any-host\n"
+				"subsystem " +
+				kWharfClosed +
+				"\n  namespace 1 ram:1M\n  allow-host "
+				"nqn.2014-08.org.nvmexpress:uuid:"
+				"00000000-0000-0000-0000-000000000001\n");
+		if (!started) {
+			ADD_FAILURE() << started.message();
+		}
+		wharf_ctx_opts co;
+		wharf_ctx_opts_init(&co);
+		co.nshards = 2;
+		if (wharf_ctx_create(&co, &ctx_) ||
+		    wharf_cm_create(ctx_, nullptr, &cm_)) {
+			ADD_FAILURE() << "wharf context / cm";
+		}
+	}
+
+	static void TearDownTestSuite()
+	{
+		if (cm_) {
+			EXPECT_EQ(0, wharf_cm_destroy(cm_));
+		}
+		if (ctx_) {
+			EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
+		}
+		cm_ = nullptr;
+		ctx_ = nullptr;
+		if (tgt_) {
+			EXPECT_TRUE(tgt_->Stop());
+			delete tgt_;
+			tgt_ = nullptr;
+		}
+		if (nvmet_up_)
+			NvmetTeardown();
+	}
+
+	void SetUp() override
+	{
+		WHARF_REQUIRE_GUEST();
+		ASSERT_NE(nullptr, cm_);
+		ASSERT_NE(nullptr, tgt_);
+		if (GetParam().port == kNvmetPort) {
+			ASSERT_TRUE(nvmet_up_);
+		}
+	}
+
+	int Connect(const char *subnqn, unsigned queues, std::string *err,
+		    wharf_nvmf_host **out, uint32_t io_timeout_ms = 0,
+		    uint32_t kato_ms = 0)
+	{
+		sockaddr_in a = {};
+		a.sin_family = AF_INET;
+		a.sin_port = htons(GetParam().port);
+		inet_pton(AF_INET, kAddr, &a.sin_addr);
+		wharf_nvmf_host_opts o;
+		wharf_nvmf_host_opts_init(&o);
+		o.cm = cm_;
+		o.dst = (sockaddr *)&a;
+		o.subnqn = subnqn;
+		o.nr_io_queues = queues;
+		o.queue_size = 32;
+		o.io_timeout_ms = io_timeout_ms;
+		o.kato_ms = kato_ms;
+		char e[256] = "";
+		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
+		*err = e;
+		return rc;
+	}
+};
+
+Tgt *NvmfHost::tgt_;
+wharf_ctx *NvmfHost::ctx_;
+wharf_cm *NvmfHost::cm_;
+bool NvmfHost::nvmet_up_;
+
+std::vector<uint8_t> Pattern(size_t len, unsigned seed)
+{
+	std::vector<uint8_t> v(len);
+	uint32_t x = 2463534242u * (seed + 1);
+	for (auto &b : v) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		b = (uint8_t)x;
+	}
+	return v;
+}
+
+TEST_P(NvmfHost, ConnectIdentifyWriteReadDisconnect)
+{
+	const Target &t = GetParam();
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+
+	ASSERT_EQ(0, Connect(t.sub, 3, &err, &h)) << err;
+	struct wharf_nvmf_host_info in = {};
+	in.size = sizeof(in);
+	ASSERT_EQ(0, wharf_nvmf_host_info(h, &in));
+	EXPECT_EQ(3u, in.nr_io_queues);
+	EXPECT_GE(in.cntlid, 1);
+	EXPECT_LE(in.cntlid, 0xFFEF);
+	EXPECT_STREQ(t.sub, in.subnqn);
+	EXPECT_GE(in.vs, 0x10200u) << std::hex << in.vs;
+	EXPECT_GE(in.queue_size, 2u);
+	EXPECT_LE(in.queue_size, 32u);
+	EXPECT_GE(in.max_io_size, 32768u);
+	EXPECT_NE(0u, in.cap >> 24 & 0xFF) << "CAP.TO";
+	EXPECT_GE(in.nr_ns, 1u);
+	struct wharf_nvmf_host_ns ns = {};
+	ns.size = sizeof(ns);
+	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	EXPECT_EQ(1u, ns.nsid);
+	ASSERT_TRUE(ns.block_size == 512 || ns.block_size == 4096)
+		<< ns.block_size;
+	EXPECT_EQ(kNsBytes, ns.nblocks * ns.block_size);
+	std::cout << t.name << ": cntlid " << in.cntlid << ", "
+		  << in.nr_io_queues << " queues of " << in.queue_size
+		  << ", in-capsule " << in.in_capsule_size << ", max I/O "
+		  << in.max_io_size << ", mdts " << (int)in.mdts << ", model '"
+		  << in.mn << "'\n";
+
+	// Queues spread over the shards: queue i on shard i % 2.
+	for (unsigned i = 0; i < 3; i++)
+		EXPECT_EQ(i % 2, wharf_shard_index(wharf_nvmf_host_queue_shard(
+					 wharf_nvmf_host_queue(h, i))));
+	EXPECT_EQ(nullptr, wharf_nvmf_host_queue(h, 3));
+
+	const uint32_t bs = ns.block_size;
+	const uint32_t small = 4096 / bs, big = 32768 / bs;
+	for (unsigned i = 0; i < 3; i++) {
+		struct wharf_nvmf_host_queue *q = wharf_nvmf_host_queue(h, i);
+		uint64_t lba = 2048ull * i * (4096 / bs);
+		auto a = Pattern(4096, i), b = Pattern(32768, i + 10);
+		std::vector<uint8_t> ra(4096), rb(32768);
+
+		ASSERT_EQ(0, DoIo(q, 'w', lba, small, a.data()));
+		ASSERT_EQ(0, DoIo(q, 'w', lba + 64, big, b.data()));
+		ASSERT_EQ(0, DoIo(q, 'f', 0, 0, nullptr));
+		// Read back through another queue than the one written.
+		struct wharf_nvmf_host_queue *rq =
+			wharf_nvmf_host_queue(h, (i + 1) % 3);
+		ASSERT_EQ(0, DoIo(rq, 'r', lba, small, ra.data()));
+		ASSERT_EQ(0, DoIo(rq, 'r', lba + 64, big, rb.data()));
+		EXPECT_TRUE(a == ra) << "queue " << i << ": 4 KiB differs";
+		EXPECT_TRUE(b == rb) << "queue " << i << ": 32 KiB differs";
+	}
+
+	// Past the end: an NVMe error on that command, the queue lives on.
+	struct wharf_nvmf_host_queue *q0 = wharf_nvmf_host_queue(h, 0);
+	std::vector<uint8_t> r(4096);
+	uint16_t nvme = 0;
+	EXPECT_EQ(-EIO, DoIo(q0, 'r', ns.nblocks, small, r.data(), &nvme));
+	EXPECT_NE(0, nvme & 0x7FF);
+	EXPECT_EQ(0, DoIo(q0, 'r', 0, small, r.data()));
+	// Submission limits: over max_io_size, unknown namespace.
+	std::vector<uint8_t> huge(in.max_io_size + bs);
+	EXPECT_EQ(-EINVAL,
+		  DoIo(q0, 'r', 0, (in.max_io_size + bs) / bs, huge.data()));
+
+	uint64_t in_capsule = 0, keyed = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		struct wharf_nvmf_host_queue_stats s = {};
+		s.size = sizeof(s);
+		ASSERT_EQ(0, wharf_nvmf_host_queue_stats(
+				     wharf_nvmf_host_queue(h, i), &s));
+		EXPECT_EQ(s.submitted, s.completed);
+		EXPECT_EQ(0u, s.outstanding);
+		EXPECT_EQ(0, s.error);
+		EXPECT_EQ(0u, s.bad_responses);
+		EXPECT_EQ(0u, s.timeouts);
+		in_capsule += s.in_capsule;
+		keyed += s.keyed;
+	}
+	if (in.in_capsule_size >= 4096) {
+		EXPECT_EQ(3u, in_capsule) << "4 KiB writes in the capsule";
+	}
+	EXPECT_GE(keyed, 3u) << "32 KiB writes by keyed SGL";
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+TEST_P(NvmfHost, UnknownSubsystemIsRefused)
+{
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+	std::string nqn = std::string(GetParam().sub) + "-nope";
+
+	EXPECT_EQ(-ECONNREFUSED, Connect(nqn.c_str(), 1, &err, &h));
+	EXPECT_EQ(nullptr, h);
+	EXPECT_NE(std::string::npos, err.find("refused")) << err;
+	EXPECT_NE(std::string::npos, err.find(nqn)) << err;
+	std::cout << GetParam().name << ": " << err << "\n";
+}
+
+TEST_P(NvmfHost, HostNotAllowedIsRefused)
+{
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+
+	EXPECT_EQ(-ECONNREFUSED, Connect(GetParam().closed, 1, &err, &h));
+	EXPECT_EQ(nullptr, h);
+	EXPECT_NE(std::string::npos, err.find("refused")) << err;
+	std::cout << GetParam().name << ": " << err << "\n";
+	// The controller and the host are still fine afterwards.
+	ASSERT_EQ(0, Connect(GetParam().sub, 1, &err, &h)) << err;
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+// KATO 1 s and four idle seconds: only the host's Keep Alive commands
+// (every 500 ms) keep the controller, and so its I/O queue, alive.
+TEST_P(NvmfHost, KeepAliveKeepsAnIdleControllerAlive)
+{
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+
+	ASSERT_EQ(0, Connect(GetParam().sub, 1, &err, &h, 0, 1000)) << err;
+	struct wharf_nvmf_host_info in = {};
+	in.size = sizeof(in);
+	ASSERT_EQ(0, wharf_nvmf_host_info(h, &in));
+	EXPECT_EQ(1000u, in.kato_ms);
+	struct wharf_nvmf_host_ns ns = {};
+	ns.size = sizeof(ns);
+	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	std::this_thread::sleep_for(std::chrono::seconds(4));
+	std::vector<uint8_t> buf(4096);
+	EXPECT_EQ(0, DoIo(wharf_nvmf_host_queue(h, 0), 'r', 0,
+			  4096 / ns.block_size, buf.data()));
+	struct wharf_nvmf_host_queue_stats s = {};
+	s.size = sizeof(s);
+	ASSERT_EQ(0,
+		  wharf_nvmf_host_queue_stats(wharf_nvmf_host_queue(h, 0), &s));
+	EXPECT_EQ(0, s.error);
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+TEST_P(NvmfHost, PerfVerifyInCapsuleAndKeyed)
+{
+	std::string perf =
+		wharf_guest::built_program("initiators/nvmf/wharf-nvmf-perf");
+	ASSERT_FALSE(perf.empty());
+	for (const char *size : {"4k", "16k"}) {
+		std::string out;
+		int rc = Sh(perf + " --traddr " + kAddr + " --trsvcid " +
+				    std::to_string(GetParam().port) +
+				    " --subnqn " + GetParam().sub +
+				    " --queues 2 --shards 2 --qd 8 --time 3 "
+				    "--pattern randwrite --verify --quiet "
+				    "--io-size " +
+				    size,
+			    &out, 120);
+		EXPECT_EQ(0, rc) << out;
+		EXPECT_NE(std::string::npos,
+			  out.find(", 0 errors, 0 verify mismatches"))
+			<< out;
+		std::cout << GetParam().name << " " << size << ":\n" << out;
+	}
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, NvmfHost, ::testing::ValuesIn(kTargets),
+			 [](const ::testing::TestParamInfo<Target> &i) {
+				 return std::string(i.param.name);
+			 });
+
+// A target that stops answering (wharf-nvmf-tgt under SIGSTOP; nvmet runs
+// in the kernel and cannot be stopped): the command times out, the queue
+// fails with -ETIMEDOUT and refuses new commands, the other queue is
+// untouched, and the disconnect still completes once the target runs.
+class NvmfHostStalled : public NvmfHost
+{
+};
+
+TEST_P(NvmfHostStalled, CommandTimeoutFailsTheQueueCleanly)
+{
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+	pid_t pid = tgt_->Pid();
+
+	ASSERT_GT(pid, 0);
+	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h, 1000)) << err;
+	struct wharf_nvmf_host_queue *q0 = wharf_nvmf_host_queue(h, 0);
+	struct wharf_nvmf_host_queue *q1 = wharf_nvmf_host_queue(h, 1);
+	std::vector<uint8_t> buf(4096);
+	uint32_t nlb = 1;
+	struct wharf_nvmf_host_ns ns = {};
+	ns.size = sizeof(ns);
+	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	nlb = 4096 / ns.block_size;
+	ASSERT_EQ(0, DoIo(q0, 'r', 0, nlb, buf.data()));
+
+	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	auto t0 = std::chrono::steady_clock::now();
+	int rc = DoIo(q0, 'r', 0, nlb, buf.data());
+	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+			  std::chrono::steady_clock::now() - t0)
+			  .count();
+	EXPECT_EQ(-ETIMEDOUT, rc);
+	EXPECT_GE(ms, 900) << "timed out before io_timeout_ms";
+	struct wharf_nvmf_host_queue_stats s = {};
+	s.size = sizeof(s);
+	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q0, &s));
+	EXPECT_EQ(1u, s.timeouts);
+	EXPECT_EQ(-ETIMEDOUT, s.error);
+	EXPECT_EQ(0u, s.outstanding);
+	EXPECT_EQ(-ENOTCONN, DoIo(q0, 'r', 0, nlb, buf.data()));
+	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q1, &s));
+	EXPECT_EQ(0, s.error) << "the other queue did not fail";
+	ASSERT_EQ(0, kill(pid, SIGCONT));
+
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+	// The target serves a new controller afterwards.
+	ASSERT_EQ(0, Connect(GetParam().sub, 1, &err, &h)) << err;
+	EXPECT_EQ(0,
+		  DoIo(wharf_nvmf_host_queue(h, 0), 'r', 0, nlb, buf.data()));
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+INSTANTIATE_TEST_SUITE_P(WharfTarget, NvmfHostStalled,
+			 ::testing::Values(kTargets[1]),
+			 [](const ::testing::TestParamInfo<Target> &i) {
+				 return std::string(i.param.name);
+			 });
+
+} // namespace

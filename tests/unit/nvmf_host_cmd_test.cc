@@ -1,0 +1,210 @@
+// The NVMe-oF host's command capsules and response parser
+// (initiators/nvmf/cmd.h): the bytes each builder puts on the wire, read
+// back through the shared proto/nvme layouts and, for Connect, through
+// the target's own private-data parser; the response checks.
+#include <errno.h>
+#include <string.h>
+
+#include <gtest/gtest.h>
+
+#include "initiators/nvmf/cmd.h"
+#include "proto/nvme/rdma_pdata.h"
+
+namespace
+{
+
+uint32_t KeyedLen(const nvmf_sgl &s)
+{
+	return s.keyed.len[0] | s.keyed.len[1] << 8 | s.keyed.len[2] << 16;
+}
+
+TEST(NvmfHostCmd, ConnectAdminAndIo)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_connect(&c, 0, 32, 5000);
+	EXPECT_EQ(NVMF_OPC_FABRICS, c.connect.opc);
+	EXPECT_EQ(NVMF_FCTYPE_CONNECT, c.connect.fctype);
+	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+	EXPECT_EQ(0, c.connect.qid);
+	EXPECT_EQ(31, c.connect.sqsize);
+	EXPECT_EQ(5000u, c.connect.kato);
+
+	wnh_cmd_connect(&c, 3, 129, 5000);
+	EXPECT_EQ(3, c.connect.qid);
+	EXPECT_EQ(128, c.connect.sqsize);
+	EXPECT_EQ(0u, c.connect.kato) << "KATO belongs to the admin queue";
+}
+
+TEST(NvmfHostCmd, ConnectData)
+{
+	struct nvmf_connect_data d;
+	uint8_t id[16];
+	std::string long_nqn(NVMF_NQN_MAX + 1, 'x');
+
+	memset(id, 7, sizeof(id));
+	ASSERT_EQ(0, wnh_connect_data(&d, id, NVMF_CNTLID_DYNAMIC, "nqn.s",
+				      "nqn.h"));
+	EXPECT_EQ(0, memcmp(d.hostid, id, 16));
+	EXPECT_EQ(NVMF_CNTLID_DYNAMIC, d.cntlid);
+	EXPECT_STREQ("nqn.s", d.subnqn);
+	EXPECT_STREQ("nqn.h", d.hostnqn);
+	EXPECT_EQ(-EINVAL, wnh_connect_data(&d, id, 1, "", "nqn.h"));
+	EXPECT_EQ(-EINVAL,
+		  wnh_connect_data(&d, id, 1, long_nqn.c_str(), "nqn.h"));
+	long_nqn.pop_back();
+	EXPECT_EQ(0, wnh_connect_data(&d, id, 1, long_nqn.c_str(), "nqn.h"));
+}
+
+// The CM private data the host sends is what the target accepts.
+TEST(NvmfHostCmd, CmRequestAcceptedByTheTargetParser)
+{
+	struct nvmf_rdma_cm_req req;
+	struct nvmf_rdma_limits lim = {};
+	struct nvmf_rdma_accept acc;
+	uint16_t sts = 0;
+
+	lim.max_qid = 8;
+	lim.admin_depth = 32;
+	lim.io_depth = 128;
+	lim.dev_max_init_rd_atom = 16;
+	lim.dev_max_rd_atom = 16;
+	ASSERT_EQ(0, nvmf_rdma_req_build(2, 128, 1, &req));
+	ASSERT_EQ(0, nvmf_rdma_req_parse(&lim, &req, sizeof(req), 16, 0, &acc,
+					 &sts));
+	EXPECT_EQ(2, acc.qid);
+	EXPECT_EQ(128, acc.sq_entries);
+}
+
+TEST(NvmfHostCmd, Properties)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_prop_get(&c, NVMF_PROP_CAP, 1);
+	EXPECT_EQ(NVMF_FCTYPE_PROP_GET, c.prop.fctype);
+	EXPECT_EQ(NVMF_PROP_SIZE_8, c.prop.attrib);
+	EXPECT_EQ(0u, c.prop.ofst);
+	wnh_cmd_prop_get(&c, NVMF_PROP_CSTS, 0);
+	EXPECT_EQ(NVMF_PROP_SIZE_4, c.prop.attrib);
+	EXPECT_EQ((uint32_t)NVMF_PROP_CSTS, c.prop.ofst);
+	wnh_cmd_prop_set(&c, NVMF_PROP_CC, 0x460001);
+	EXPECT_EQ(NVMF_FCTYPE_PROP_SET, c.prop.fctype);
+	EXPECT_EQ((uint32_t)NVMF_PROP_CC, c.prop.ofst);
+	EXPECT_EQ(0x460001u, c.prop.value);
+}
+
+TEST(NvmfHostCmd, AdminCommands)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_identify(&c, NVMF_CNS_NS, 9);
+	EXPECT_EQ(NVMF_ADM_IDENTIFY, c.common.opc);
+	EXPECT_EQ(9u, c.common.nsid);
+	EXPECT_EQ((uint32_t)NVMF_CNS_NS, c.common.cdw10);
+	wnh_cmd_set_nqueues(&c, 4);
+	EXPECT_EQ(NVMF_ADM_SET_FEATURES, c.common.opc);
+	EXPECT_EQ((uint32_t)NVMF_FEAT_NUM_QUEUES, c.common.cdw10);
+	EXPECT_EQ(0x00030003u, c.common.cdw11) << "0's based, SQs and CQs";
+	wnh_cmd_keep_alive(&c);
+	EXPECT_EQ(NVMF_ADM_KEEP_ALIVE, c.common.opc);
+	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+}
+
+TEST(NvmfHostCmd, ReadWriteFlush)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_rw(&c, NVMF_IO_READ, 1, 0x123456789ull, 8);
+	EXPECT_EQ(NVMF_IO_READ, c.common.opc);
+	EXPECT_EQ(1u, c.common.nsid);
+	EXPECT_EQ(0x23456789u, c.common.cdw10);
+	EXPECT_EQ(0x1u, c.common.cdw11);
+	EXPECT_EQ(7u, c.common.cdw12) << "NLB is 0's based";
+	wnh_cmd_flush(&c, 2);
+	EXPECT_EQ(NVMF_IO_FLUSH, c.common.opc);
+	EXPECT_EQ(2u, c.common.nsid);
+}
+
+TEST(NvmfHostCmd, Sgls)
+{
+	struct nvmf_sgl s;
+
+	wnh_sgl_keyed(&s, 0x1000, 0x123456, 0xabcdef01u);
+	EXPECT_EQ(0x1000u, s.addr);
+	EXPECT_EQ(0x123456u, KeyedLen(s));
+	EXPECT_EQ(0xabcdef01u, s.keyed.key);
+	EXPECT_EQ(NVMF_SGL_TYPE_KEYED_DATA << 4 | NVMF_SGL_SUB_ADDRESS,
+		  s.keyed.type)
+		<< "subtype 0: the host's MRs cannot be remotely invalidated";
+	wnh_sgl_in_capsule(&s, 4096);
+	EXPECT_EQ(0u, s.addr);
+	EXPECT_EQ(4096u, s.unkeyed.len);
+	EXPECT_EQ(NVMF_SGL_TYPE_DATA_BLOCK << 4 | NVMF_SGL_SUB_OFFSET,
+		  s.unkeyed.type);
+}
+
+TEST(NvmfHostCmd, InCapsuleAndTransferLimits)
+{
+	struct nvmf_id_ctrl id;
+
+	memset(&id, 0, sizeof(id));
+	id.ioccsz = (64 + 4096) / 16;
+	id.sgls = NVMF_SGLS_SUPPORTED | NVMF_SGLS_KEYED | NVMF_SGLS_OFFSET;
+	EXPECT_EQ(4096u, wnh_in_capsule_max(&id, 1u << 20));
+	EXPECT_EQ(1024u, wnh_in_capsule_max(&id, 1024));
+	id.icdoff = 1;
+	EXPECT_EQ(0u, wnh_in_capsule_max(&id, 1u << 20)) << "ICDOFF != 0";
+	id.icdoff = 0;
+	id.sgls &= ~NVMF_SGLS_OFFSET;
+	EXPECT_EQ(0u, wnh_in_capsule_max(&id, 1u << 20)) << "no offset SGLs";
+	id.sgls |= NVMF_SGLS_OFFSET;
+	id.ioccsz = 4;
+	EXPECT_EQ(0u, wnh_in_capsule_max(&id, 1u << 20)) << "command only";
+
+	EXPECT_EQ(1u << 20, wnh_max_xfer(8, 4u << 20)) << "MDTS 8: 1 MiB";
+	EXPECT_EQ(131072u, wnh_max_xfer(8, 131072));
+	EXPECT_EQ(4u << 20, wnh_max_xfer(0, 4u << 20)) << "MDTS 0: no limit";
+	EXPECT_EQ(8192u, wnh_max_xfer(1, 1u << 20));
+}
+
+TEST(NvmfHostCmd, ResponseParse)
+{
+	struct nvmf_cqe cqe;
+	struct wnh_rsp r;
+	uint8_t buf[64] = {};
+
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.result = 0x1122334455667788ull;
+	cqe.sqhd = 9;
+	cqe.cid = 5;
+	cqe.status = (uint16_t)(NVMF_DNR | NVMF_STATUS(NVMF_SCT_CMD, 0x82))
+		     << 1;
+	memcpy(buf, &cqe, sizeof(cqe));
+	ASSERT_EQ(0, wnh_rsp_parse(buf, 16, 8, &r));
+	EXPECT_EQ(5, r.cid);
+	EXPECT_EQ(9, r.sqhd);
+	EXPECT_EQ(0x1122334455667788ull, r.result);
+	EXPECT_EQ(NVMF_DNR | NVMF_STATUS(NVMF_SCT_CMD, 0x82), r.status);
+	EXPECT_EQ(0, wnh_rsp_parse(buf, sizeof(buf), 8, &r))
+		<< "a longer capsule is read as its completion";
+	EXPECT_EQ(-EMSGSIZE, wnh_rsp_parse(buf, 15, 8, &r));
+	EXPECT_EQ(-EMSGSIZE, wnh_rsp_parse(buf, 0, 8, &r));
+	EXPECT_EQ(-EMSGSIZE, wnh_rsp_parse(nullptr, 16, 8, &r));
+	EXPECT_EQ(-ERANGE, wnh_rsp_parse(buf, 16, 5, &r)) << "cid 5, depth 5";
+}
+
+TEST(NvmfHostCmd, StatusText)
+{
+	char s[96];
+
+	wnh_status_str(NVMF_DNR | NVMF_STATUS(NVMF_SCT_CMD, 0x82), s,
+		       sizeof(s));
+	EXPECT_STREQ("SCT 1 SC 0x82 (connect invalid parameters) DNR", s);
+	wnh_status_str(NVMF_STATUS(NVMF_SCT_GENERIC, NVMF_SC_LBA_RANGE), s,
+		       sizeof(s));
+	EXPECT_STREQ("SCT 0 SC 0x80 (LBA out of range)", s);
+	wnh_status_str(NVMF_STATUS(5, 0x33), s, 8);
+	EXPECT_EQ(7u, strlen(s)) << "cut at the buffer";
+}
+
+} // namespace
