@@ -307,15 +307,25 @@ static int setup(struct echo *e)
 }
 
 /*
- * Every attempt's outcome and the gauges once every connection is gone
- * (they must read 0): the line the fault suite (tests/faults) checks.
+ * Once every connection is gone: the server's requests and deferrals, then
+ * (both roles) every attempt's outcome and the gauges, which must read 0:
+ * the line the fault suite (tests/faults) checks.
  */
-static void print_outcomes(struct wharf_cm *cm)
+static void print_stats(struct echo *e)
 {
 	struct wharf_cm_stats st = {.size = sizeof(st)};
 
-	if (wharf_cm_stats(cm, &st))
+	if (wharf_cm_stats(e->cm, &st))
 		return;
+	if (!e->a.dst)
+		printf("wharf-echo: requests %llu, deferred %llu (accepted "
+		       "after the wait %llu, timed out %llu), refused %llu\n",
+		       (unsigned long long)st.requests,
+		       (unsigned long long)st.deferred_total,
+		       (unsigned long long)st.deferred_accepted,
+		       (unsigned long long)st.deferred_timed_out,
+		       (unsigned long long)(st.rejected_busy +
+					    st.rejected_app));
 	printf("wharf-echo: outcomes: connects %llu requests %llu "
 	       "accepted %llu connected %llu rejected %llu timed_out %llu "
 	       "unreachable %llu failed %llu aborted %llu disconnected %llu "
@@ -361,20 +371,8 @@ int main(int argc, char **argv)
 	else
 		ok = wait_done(e);
 	if (e->cm) {
-		struct wharf_cm_stats st = {.size = sizeof(st)};
-
 		cleanup_all(e);
-		if (!e->a.dst && !wharf_cm_stats(e->cm, &st))
-			printf("wharf-echo: requests %llu, deferred %llu "
-			       "(accepted after the wait %llu, timed out "
-			       "%llu), refused %llu\n",
-			       (unsigned long long)st.requests,
-			       (unsigned long long)st.deferred_total,
-			       (unsigned long long)st.deferred_accepted,
-			       (unsigned long long)st.deferred_timed_out,
-			       (unsigned long long)(st.rejected_busy +
-						    st.rejected_app));
-		print_outcomes(e->cm);
+		print_stats(e);
 		wharf_listener_destroy(e->listener);
 		wharf_cm_destroy(e->cm);
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fault suite: wharf across two kernels (tools/vm/run.sh --nodes 2)
-# through loss, delay and a link flap.  Runs on both nodes at once, the
+# through loss, delay, a link flap and the client node's crash.  Runs on both nodes at once, the
 # same case list in lockstep through tools/vm/rendezvous.sh: node a serves
 # (wharf-echo server, -c N), node b connects (wharf-echo client, N
 # connections, 10 messages each), each node puts the case's fault on its own
@@ -11,7 +11,15 @@
 # aborted; the server's requests likewise), both sides back to zero
 # connections, handshakes and waiting requests, and neither side hung
 # (killed by its deadline).  Cases marked "all" must also complete every
-# exchange.  Node a writes gtest-style XML (results/faults.xml, one case
+# exchange.  In the crash case ("server") the server waits for one
+# connection more than the client makes, so the N established ones stay
+# idle (wharf-echo's exchange starts once all are established), and node b
+# crashes once they are (tools/vm/fault.sh crash: qemu killed, the node
+# booted again 5 s later, this script started anew on it, resuming after
+# that case).  The server must reclaim every connection by itself; how
+# long it took counts (settled, from the crash).  Nothing tells it the
+# peer is gone: wharf has no keep-alive, and idle connections end only
+# with the server's own 30 s deadline.  Node a writes gtest-style XML (results/faults.xml, one case
 # each, counted by ./wharf test) and results/faults.json (attempts,
 # outcomes, seconds per case) to its share; each side's logs go beside.
 #
@@ -29,13 +37,17 @@ fault=$top/tools/vm/fault.sh
 conns=50
 
 # name | expect (all: every exchange completes; accounted: every attempt
-# ends somewhere) | fault: "netem OPTS" on both nodes, or "flap SECS" (node
-# b's link down SECS, 1 s after its client starts).
+# ends somewhere; server: the client dies, the server accounts for all) |
+# fault: "netem OPTS" on both nodes, "flap SECS" (node b's link down SECS,
+# 1 s after its client starts) or "crash SECS" (node b crashes once all
+# are established, powered off SECS) | messages per connection
+# (default 10) | connections (default: 50, --quick 20).
 cases=(
 	"loss1|all|netem loss 1%"
 	"loss5|all|netem loss 5%"
 	"delay20ms|all|netem delay 20ms 10ms"
 	"flap3s|accounted|flap 3"
+	"crash_client|server|crash 5|10|20"
 )
 
 want=()
@@ -124,7 +136,8 @@ apply() {
 
 # Node b: the client's side of one case.
 client_case() {
-	local name=$1 expect=$2 f=$3 log=$res/$name.client.log t0 rc fp=""
+	local name=$1 expect=$2 f=$3 count=$4 n=$5 log=$res/$name.client.log
+	local t0 rc fp="" verbose=()
 	"$rv" wait "$name.listening" 60 >/dev/null || {
 		"$rv" post "$name.client" "125 0"
 		return
@@ -133,14 +146,27 @@ client_case() {
 	# purpose, the one established waits for its deadline.
 	local limit=120
 	[ "$expect" = all ] || limit=30
+	[ "$expect" != server ] || verbose=(-v)
 	t0=$(now)
 	timeout -k 5 $((limit + 30)) "$echo_bin" -s "$WHARF_PEER_ADDR" \
-		-c "$conns" -C 10 --timeout "$limit" >"$log" 2>&1 &
+		-c "$n" -C "$count" --timeout "$limit" "${verbose[@]}" \
+		>"$log" 2>&1 &
 	local cpid=$!
 	case "$f" in
 	flap\ *)
 		(sleep 1 && "$fault" link-down "${f#flap }") &
 		fp=$!
+		;;
+	crash\ *)
+		local i
+		for i in $(seq 600); do
+			grep -q "connections established" "$log" && break
+			sleep 0.1
+		done
+		echo "$name" >"$res/faults.crashed"
+		sync
+		"$rv" post "$name.crash"
+		"$fault" crash "${f#crash }"
 		;;
 	esac
 	wait "$cpid"
@@ -151,16 +177,23 @@ client_case() {
 
 # Node a: the server's side of one case; prints the verdict.
 server_case() {
-	local name=$1 expect=$2 log=$res/$name.server.log t0 rc i
+	local name=$1 expect=$2 count=$3 n=$4 log=$res/$name.server.log t0 rc i
 	# wharf-echo's server waits for all N; where some attempts may never
 	# reach it, its deadline ends the case (its accept timer, 10 s, ends
 	# the half-open handshakes well before).
 	local limit=150
 	[ "$expect" = all ] || limit=40
+	[ "$expect" != server ] || limit=30
 	t0=$(now)
+	rm -f "$res/$name.crash_t"
+	if [ "$expect" = server ]; then
+		("$rv" wait "$name.crash" 120 >/dev/null && now >"$res/$name.crash_t") &
+	fi
 	# Each line stamped with the seconds since the server started, as it
 	# comes (awk may read its input in blocks).
-	timeout -k 5 $((limit + 40)) "$echo_bin" -c "$conns" -C 10 \
+	local want_n=$n
+	[ "$expect" != server ] || want_n=$((n + 1))
+	timeout -k 5 $((limit + 40)) "$echo_bin" -c "$want_n" -C "$count" \
 		--timeout "$limit" 2>&1 | stamp "$t0" >"$log" &
 	local spid=$!
 	for i in $(seq 100); do
@@ -179,20 +212,39 @@ server_case() {
 	sa=$(audit "$log" requests)
 	ca=$(audit "$cl" connects)
 	[ "$rc" != 124 ] && [ "$rc" != 137 ] || why+="server hung (killed); "
-	[ "$crc" != 124 ] && [ "$crc" != 137 ] || why+="client hung (killed); "
+	if [ "$expect" != server ]; then
+		[ "$crc" != 124 ] && [ "$crc" != 137 ] || why+="client hung (killed); "
+	fi
 	[ "$crc" != 125 ] || why+="client never ran; "
 	[ "$sa" = ok ] || why+="server: $sa; "
-	[ "$ca" = ok ] || why+="client: $ca; "
+	if [ "$expect" = server ]; then
+		[ "$crc" = 137 ] || why+="client node did not crash; "
+	else
+		[ "$ca" = ok ] || why+="client: $ca; "
+	fi
 	if [ "$expect" = all ]; then
 		[ "$rc" = 0 ] || why+="server exit $rc; "
 		[ "$crc" = 0 ] || why+="client exit $crc; "
 	fi
 	# Settled: the server's last connection error, else its last line.
-	local settled
-	settled=$(awk '/connection error/ { e = $1 } { l = $1 }
+	# After a crash: counted from the moment node a heard of it.
+	local settled attempts est
+	settled=$(awk '/connection error|disconnected early/ { e = $1 } { l = $1 }
 		END { print (e != "" ? e : (l != "" ? l : -1)) }' "$log")
+	attempts=$(outcome "$cl" connects)
+	est=$(outcome "$cl" connected)
+	if [ "$expect" = server ]; then
+		attempts=$(outcome "$log" requests)
+		est=$(outcome "$log" accepted)
+		if [ -f "$res/$name.crash_t" ]; then
+			settled=$(awk -v s="$settled" -v c="$(cat "$res/$name.crash_t")" \
+				-v t0="$t0" 'BEGIN { printf "%.1f", s - (c - t0) }')
+		else
+			why+="never heard of the crash; "
+		fi
+	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" \
-		"$(outcome "$cl" connects)" "$(outcome "$cl" connected)" \
+		"$attempts" "$est" \
 		"$crc" "$rc" "$csec" "$srv_s" "$settled" \
 		"$(outcomes "$cl")" "$(outcomes "$log")" >>"$res/faults.tsv"
 	printf '%s\t%s\n' "$name" "${why:-ok}" >>"$res/faults.verdicts"
@@ -228,10 +280,27 @@ report() {
 }
 
 status=0
-[ "$node" = b ] || rm -f "$res"/faults.*
+# Node b's own record, to resume after its crash: the cases done and the
+# one it crashed in (the other side of that case still waits for it).
+if [ "${WHARF_BOOT:-1}" = 1 ]; then
+	rm -f "$res"/faults.*
+fi
 for c in "${cases[@]}"; do
-	IFS='|' read -r name expect f <<<"$c"
+	IFS='|' read -r name expect f count n <<<"$c"
+	count=${count:-10}
+	n=${n:-$conns}
 	if [ ${#want[@]} -gt 0 ] && ! printf '%s\n' "${want[@]}" | grep -qxF "$name"; then
+		continue
+	fi
+	if [ "$node" = b ] && grep -qxF "$name" "$res/faults.done" 2>/dev/null; then
+		continue
+	fi
+	if [ "$node" = b ] && [ "$(cat "$res/faults.crashed" 2>/dev/null)" = "$name" ]; then
+		echo "faults: node b back (boot $WHARF_BOOT) after crashing in $name"
+		"$rv" post "$name.client" "137 0"
+		"$rv" meet "$name.end" 240 || status=1
+		rm -f "$res/faults.crashed"
+		echo "$name" >>"$res/faults.done"
 		continue
 	fi
 	"$rv" meet "$name.begin" 120 || {
@@ -242,7 +311,7 @@ for c in "${cases[@]}"; do
 	apply "$f"
 	t0=$(now)
 	if [ "$node" = a ]; then
-		v=$(server_case "$name" "$expect")
+		v=$(server_case "$name" "$expect" "$count" "$n")
 		"$fault" clear
 		if [ "$v" = ok ]; then
 			echo "faults: PASS $name ($(tail -n 1 "$res/faults.tsv" |
@@ -252,10 +321,11 @@ for c in "${cases[@]}"; do
 			status=1
 		fi
 	else
-		client_case "$name" "$expect" "$f"
+		client_case "$name" "$expect" "$f" "$count" "$n"
 		"$fault" clear
 	fi
 	"$rv" meet "$name.end" 240 || status=1
+	[ "$node" = a ] || echo "$name" >>"$res/faults.done"
 done
 [ "$node" = b ] || [ ! -f "$res/faults.tsv" ] || report
 exit "$status"

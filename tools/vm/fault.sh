@@ -14,6 +14,12 @@
 #                            100%: the cable cut, the link stays up), then
 #                            clear
 #   fault.sh kill PID...     kill -9, and reaps nothing: the caller waits
+#   fault.sh crash SECS      this node crashes: run.sh kills its qemu at
+#                            once (no shutdown, nothing flushed, no DREQ
+#                            sent) and boots it again SECS later; the
+#                            node's command starts anew with WHARF_BOOT
+#                            one higher.  Does not return (exit 1 if the
+#                            host has not acted within 60 s)
 #   fault.sh show            the NIC's qdisc and link state
 #
 # Options (first): --dev NIC (default $WHARF_NIC).  Waits are bounded by
@@ -38,7 +44,7 @@ case "${1:-}" in
 	usage
 	exit 0
 	;;
-netem | clear | link-down | cut | kill | show) ;;
+netem | clear | link-down | cut | kill | crash | show) ;;
 *)
 	usage >&2
 	exit 2
@@ -98,6 +104,15 @@ kill)
 		exit 2
 	}
 	kill -KILL "$@"
+	;;
+crash)
+	secs "${1:-}"
+	own=${WHARF_GUEST_SHARE:?}
+	printf '%s\n' "${1%%.*}" >"$own/.crash"
+	mv "$own/.crash" "$own/crash"
+	sleep 60
+	echo "fault.sh: crash: the host did not kill this node" >&2
+	exit 1
 	;;
 show)
 	tc qdisc show dev "$dev"

@@ -2,8 +2,9 @@
 """Prints the fault suite's results (faults.json from tests/faults/faults.sh)
 as a table: case, attempts, outcomes on each side, the storm's seconds (the
 client's run: every attempt ended), when the server settled (its last
-connection error, else its last line, in seconds since it started), and
-the verdict.
+connection error or early disconnect, else its last line, in seconds since
+it started; in a crash case since node a heard of the crash: the time the
+server took to reclaim every connection), and the verdict.
 
 usage: faults-table.py FAULTS.json
 """

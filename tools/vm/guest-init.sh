@@ -7,7 +7,8 @@
 # With wharf.node=a|b on the kernel command line (run.sh --nodes 2) the guest
 # is one of two: rxe0 sits on its virtio NIC (the wire to the other node)
 # at 198.18.0.1 (a) or 198.18.0.2 (b), and its own files are in node-a/ or
-# node-b/ of the shared folder.
+# node-b/ of the shared folder.  wharf.boot=N counts its boots (a node
+# crashed by run.sh boots again), exported as WHARF_BOOT.
 #
 # ttyS0 (the console) carries kernel and setup messages to a log file on the
 # host; the command's own output goes to ttyS1, which the host streams.
@@ -30,6 +31,7 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 work \
 	poweroff -f
 fi
 node=$(sed -n 's/.*wharf\.node=\([ab]\).*/\1/p' /proc/cmdline)
+boot=$(sed -n 's/.*wharf\.boot=\([0-9]*\).*/\1/p' /proc/cmdline)
 own=/run/wharf
 [ -z "$node" ] || own=/run/wharf/node-$node
 . $own/env
@@ -81,7 +83,8 @@ else
 	[ "$node" = a ] || { me=2 peer=1; }
 	ip addr add 198.18.0.$me/24 dev "$nic"
 	ip link set "$nic" up
-	export WHARF_NODE=$node WHARF_NIC=$nic WHARF_PAIR_SHARE=/run/wharf
+	export WHARF_NODE=$node WHARF_BOOT=${boot:-1} WHARF_NIC=$nic
+	export WHARF_PAIR_SHARE=/run/wharf
 	export WHARF_ADDR=198.18.0.$me WHARF_PEER_ADDR=198.18.0.$peer
 fi
 rdma link add rxe0 type rxe netdev "$nic" || fail "rdma link add"

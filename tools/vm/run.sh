@@ -26,6 +26,11 @@
 # 125 when a node stops without one. A node whose rxe0 is not up within
 # WHARF_VM_BOOT_TIMEOUT seconds (default 180) stops the run (exit 125).
 # Each guest gets WHARF_VM_CPUS vCPUs (default 1 with two nodes).
+# A node crashes on request (tools/vm/fault.sh crash SECS writes "crash" in
+# its folder): its qemu is killed at once, SECS later it boots again and
+# runs its command anew with WHARF_BOOT=2 (3...), while the other node
+# runs on; the last boot's exit status counts, and its console follows
+# the earlier boots' in console.log.
 #
 # --pin (or WHARF_VM_PIN=1) pins vCPU i's thread to host CPU i (modulo the
 # host's CPUs; node b's after node a's), so that a guest CPU's caches stay
@@ -207,7 +212,7 @@ if [ "$numa" = 1 ]; then
 	)
 fi
 
-declare -A qpid=()
+declare -A qpid=() boots=() bstart=() reboot_at=() tail_of=()
 tpids=()
 cleanup() {
 	set +e
@@ -223,7 +228,9 @@ cleanup() {
 			cp "$rundir/console-$n.log" "$logdir/console.log"
 		else
 			mkdir -p "$logdir/node-$n"
-			cp "$rundir/console-$n.log" "$logdir/node-$n/console.log"
+			cat "$rundir/console-$n".boot*.log \
+				"$rundir/console-$n.log" \
+				>"$logdir/node-$n/console.log" 2>/dev/null
 		fi
 	done
 	rm -rf "$rundir"
@@ -244,8 +251,9 @@ boot() {
 		}
 		net=(-netdev "dgram,id=wire,local.type=unix,local.path=$rundir/wire-$n,remote.type=unix,remote.path=$rundir/wire-$peer"
 			-device "virtio-net-pci,netdev=wire,mac=$mac,romfile=")
-		node_arg="wharf.node=$n"
+		node_arg="wharf.node=$n wharf.boot=${boots[$n]}"
 	fi
+	bstart[$n]=$SECONDS
 	qemu-system-x86_64 "${accel[@]}" -smp "$cpus" -m "$mem" "${numa_args[@]}" \
 		-name "wharf-$n,debug-threads=on" -nodefaults -display none -monitor none -no-reboot "${net[@]}" \
 		-kernel "$vmdir/vmlinuz" -initrd "$vmdir/initrd.gz" \
@@ -299,11 +307,13 @@ stream() {
 			> >(sed -u "s/^/$n| /") &
 	fi
 	tpids+=($!)
+	tail_of[$n]=$!
 }
 
 start=$SECONDS
 off=0
 for n in "${names[@]}"; do
+	boots[$n]=1
 	boot "$n"
 	[ "$pin" != 1 ] || pin_vcpus "${qpid[$n]}" "$off" || exit 1
 	off=$((off + cpus))
@@ -322,20 +332,55 @@ kill_all() {
 
 alive() {
 	local n
+	[ "${#reboot_at[@]}" = 0 ] || return 0
 	for n in "${!qpid[@]}"; do
 		kill -0 "${qpid[$n]}" 2>/dev/null && return 0
 	done
 	return 1
 }
 
+# A node asked to crash: qemu killed now (no shutdown, nothing flushed),
+# booted again at reboot_at; its earlier boot's logs are kept aside.
+crash_node() {
+	local n=$1 d secs
+	d=$(node_dir "$n")
+	secs=$(cat "$d/crash" 2>/dev/null || true)
+	case "$secs" in '' | *[!0-9]*) secs=0 ;; esac
+	kill -KILL "${qpid[$n]}" 2>/dev/null || true
+	wait "${qpid[$n]}" 2>/dev/null || true
+	unset "qpid[$n]"
+	rm -f "$d/crash" "$d/t_start" "$d/t_end" "$d/rc"
+	echo "vm: node $n crashed (qemu killed); booting again in ${secs}s" >&2
+	sleep 1
+	kill "${tail_of[$n]}" 2>/dev/null || true
+	mv "$rundir/console-$n.log" "$rundir/console-$n.boot${boots[$n]}.log"
+	mv "$rundir/out-$n.log" "$rundir/out-$n.boot${boots[$n]}.log"
+	: >"$rundir/out-$n.log"
+	boots[$n]=$((boots[$n] + 1))
+	reboot_at[$n]=$((SECONDS + secs))
+}
+
 while alive; do
+	for n in "${names[@]}"; do
+		[ "$n" != solo ] || break
+		if [ -n "${qpid[$n]:-}" ] && [ -f "$(node_dir "$n")/crash" ]; then
+			crash_node "$n"
+		elif [ -n "${reboot_at[$n]:-}" ] &&
+			[ "$SECONDS" -ge "${reboot_at[$n]}" ]; then
+			unset "reboot_at[$n]"
+			boot "$n"
+			stream "$n"
+		fi
+	done
 	if [ $((SECONDS - start)) -ge "$timeout" ]; then
 		kill_all
 		echo "run.sh: guest timed out after ${timeout}s (killed)" >&2
 		exit 124
 	fi
-	if [ "$nodes" = 2 ] && [ $((SECONDS - start)) -ge "$boot_timeout" ]; then
+	if [ "$nodes" = 2 ]; then
 		for n in "${names[@]}"; do
+			[ -n "${qpid[$n]:-}" ] || continue
+			[ $((SECONDS - bstart[$n])) -ge "$boot_timeout" ] || continue
 			[ ! -f "$(node_dir "$n")/t_start" ] || continue
 			kill_all
 			echo "run.sh: node $n did not come up within" \
