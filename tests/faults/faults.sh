@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The fault suite: wharf across two kernels (tools/vm/run.sh --nodes 2)
-# through loss, delay, a link flap and the client node's crash.  Runs on both nodes at once, the
-# same case list in lockstep through tools/vm/rendezvous.sh: node a serves
-# (wharf-echo server, -c N), node b connects (wharf-echo client, N
-# connections, 10 messages each), each node puts the case's fault on its own
-# NIC (tools/vm/fault.sh: netem on both ends hits both directions).
+# without a fault, through loss, delay, a link flap and the client node's
+# crash.  Runs on both nodes at once, the same case list in lockstep
+# through tools/vm/rendezvous.sh: node a serves (wharf-echo server, -c N),
+# node b connects (wharf-echo client, N connections, 10 messages each),
+# each node puts the case's fault on its own NIC (tools/vm/fault.sh: netem
+# on both ends hits both directions).
 #
 # Every case must end with every attempt accounted for (the client's
 # connects = connected + rejected + timed out + unreachable + failed +
@@ -19,9 +20,11 @@
 # that case).  The server must reclaim every connection by itself; how
 # long it took counts (settled, from the crash).  Nothing tells it the
 # peer is gone: wharf has no keep-alive, and idle connections end only
-# with the server's own 30 s deadline.  Node a writes gtest-style XML (results/faults.xml, one case
-# each, counted by ./wharf test) and results/faults.json (attempts,
-# outcomes, seconds per case) to its share; each side's logs go beside.
+# with the server's own 30 s deadline.
+#
+# Node a writes gtest-style XML (results/faults.xml, one case each,
+# counted by ./wharf test) and results/faults.json (attempts, outcomes,
+# seconds per case) to its share; each side's logs go beside.
 #
 #   faults.sh [--quick] [CASE...]    (inside run.sh --nodes 2)
 # --quick: fewer connections (20 instead of 50).
@@ -38,11 +41,12 @@ conns=50
 
 # name | expect (all: every exchange completes; accounted: every attempt
 # ends somewhere; server: the client dies, the server accounts for all) |
-# fault: "netem OPTS" on both nodes, "flap SECS" (node b's link down SECS,
-# 1 s after its client starts) or "crash SECS" (node b crashes once all
-# are established, powered off SECS) | messages per connection
-# (default 10) | connections (default: 50, --quick 20).
+# fault: "none" (the baseline), "netem OPTS" on both nodes, "flap SECS"
+# (node b's link down SECS, 1 s after its client starts) or "crash SECS"
+# (node b crashes once all are established, powered off SECS) | messages
+# per connection (default 10) | connections (default: 50, --quick 20).
 cases=(
+	"clean|all|none"
 	"loss1|all|netem loss 1%"
 	"loss5|all|netem loss 5%"
 	"delay20ms|all|netem delay 20ms 10ms"
