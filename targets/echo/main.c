@@ -306,6 +306,47 @@ static int setup(struct echo *e)
 	return wharf_cm_create(e->ctx, &mopts, &e->cm);
 }
 
+/*
+ * Once every connection is gone: the server's requests and deferrals, then
+ * (both roles) every attempt's outcome and the gauges, which must read 0:
+ * the line the fault suite (tests/faults) checks.
+ */
+static void print_stats(struct echo *e)
+{
+	struct wharf_cm_stats st = {.size = sizeof(st)};
+
+	if (wharf_cm_stats(e->cm, &st))
+		return;
+	if (!e->a.dst)
+		printf("wharf-echo: requests %llu, deferred %llu (accepted "
+		       "after the wait %llu, timed out %llu), refused %llu\n",
+		       (unsigned long long)st.requests,
+		       (unsigned long long)st.deferred_total,
+		       (unsigned long long)st.deferred_accepted,
+		       (unsigned long long)st.deferred_timed_out,
+		       (unsigned long long)(st.rejected_busy +
+					    st.rejected_app));
+	printf("wharf-echo: outcomes: connects %llu requests %llu "
+	       "accepted %llu connected %llu rejected %llu timed_out %llu "
+	       "unreachable %llu failed %llu aborted %llu disconnected %llu "
+	       "forced_teardowns %llu; left: connections %llu handshakes "
+	       "%llu waiting %llu\n",
+	       (unsigned long long)st.connects,
+	       (unsigned long long)st.requests,
+	       (unsigned long long)st.accepted,
+	       (unsigned long long)st.connected,
+	       (unsigned long long)(st.rejected_app + st.rejected_busy +
+				    st.rejected_by_peer),
+	       (unsigned long long)st.timed_out,
+	       (unsigned long long)st.unreachable,
+	       (unsigned long long)st.failed, (unsigned long long)st.aborted,
+	       (unsigned long long)st.disconnected,
+	       (unsigned long long)st.forced_teardowns,
+	       (unsigned long long)st.connections,
+	       (unsigned long long)st.handshakes,
+	       (unsigned long long)st.deferred);
+}
+
 int main(int argc, char **argv)
 {
 	struct echo *e = calloc(1, sizeof(*e));
@@ -330,19 +371,8 @@ int main(int argc, char **argv)
 	else
 		ok = wait_done(e);
 	if (e->cm) {
-		struct wharf_cm_stats st = {.size = sizeof(st)};
-
 		cleanup_all(e);
-		if (!e->a.dst && !wharf_cm_stats(e->cm, &st))
-			printf("wharf-echo: requests %llu, deferred %llu "
-			       "(accepted after the wait %llu, timed out "
-			       "%llu), refused %llu\n",
-			       (unsigned long long)st.requests,
-			       (unsigned long long)st.deferred_total,
-			       (unsigned long long)st.deferred_accepted,
-			       (unsigned long long)st.deferred_timed_out,
-			       (unsigned long long)(st.rejected_busy +
-						    st.rejected_app));
+		print_stats(e);
 		wharf_listener_destroy(e->listener);
 		wharf_cm_destroy(e->cm);
 	}

@@ -1,0 +1,339 @@
+#!/usr/bin/env bash
+# The fault suite: wharf across two kernels (tools/vm/run.sh --nodes 2)
+# without a fault, through loss, delay, a link flap and the client node's
+# crash.  Runs on both nodes at once, the same case list in lockstep
+# through tools/vm/rendezvous.sh: node a serves (wharf-echo server, -c N),
+# node b connects (wharf-echo client, N connections, 10 messages each),
+# each node puts the case's fault on its own NIC (tools/vm/fault.sh: netem
+# on both ends hits both directions).
+#
+# Every case must end with every attempt accounted for (the client's
+# connects = connected + rejected + timed out + unreachable + failed +
+# aborted; the server's requests likewise), both sides back to zero
+# connections, handshakes and waiting requests, and neither side hung
+# (killed by its deadline).  Cases marked "all" must also complete every
+# exchange.  In the crash case ("server") the server waits for one
+# connection more than the client makes, so the N established ones stay
+# idle (wharf-echo's exchange starts once all are established), and node b
+# crashes once they are (tools/vm/fault.sh crash: qemu killed, the node
+# booted again 5 s later, this script started anew on it, resuming after
+# that case).  The server must reclaim every connection by itself; how
+# long it took counts (settled, from the crash).  Nothing tells it the
+# peer is gone: wharf has no keep-alive, and idle connections end only
+# with the server's own 30 s deadline.
+#
+# Node a writes gtest-style XML (results/faults.xml, one case each,
+# counted by ./wharf test) and results/faults.json (attempts, outcomes,
+# seconds per case) to its share; each side's logs go beside.
+#
+#   faults.sh [--quick] [CASE...]    (inside run.sh --nodes 2)
+# --quick: fewer connections (20 instead of 50).
+set -uo pipefail
+
+usage() {
+	sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'
+}
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+echo_bin=${WHARF_ECHO:-$top/bazel-bin/targets/echo/wharf-echo}
+rv=$top/tools/vm/rendezvous.sh
+fault=$top/tools/vm/fault.sh
+conns=50
+
+# The flap comes last: after it node b's connects went unanswered for a
+# minute and more (the next case's too), and the crash reboots node b.
+# name | expect (all: every exchange completes; accounted: every attempt
+# ends somewhere; server: the client dies, the server accounts for all) |
+# fault: "none" (the baseline), "netem OPTS" on both nodes, "flap SECS"
+# (node b's link down SECS, 1 s after its client starts) or "crash SECS"
+# (node b crashes once all are established, powered off SECS) | messages
+# per connection (default 10) | connections (default: 50, --quick 20).
+cases=(
+	"clean|all|none"
+	"loss1|all|netem loss 1%"
+	"loss5|all|netem loss 5%"
+	"delay20ms|all|netem delay 20ms 10ms"
+	"crash_client|server|crash 5|10|20"
+	"flap3s|accounted|flap 3"
+)
+
+want=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) conns=20 ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	-*)
+		echo "faults.sh: unknown option $1" >&2
+		exit 2
+		;;
+	*) want+=("$1") ;;
+	esac
+	shift
+done
+node=${WHARF_NODE:?run me through tools/vm/run.sh --nodes 2}
+res=${WHARF_GUEST_SHARE:?}/results
+mkdir -p "$res"
+
+# The value of KEY in wharf-echo's "outcomes:" line of log $1 (-1: none).
+outcome() {
+	awk -v k="$2" '/wharf-echo: outcomes:/ {
+		for (i = 1; i < NF; i++) if ($i == k) { v = $(i + 1); sub(/;/, "", v) }
+	} END { print (v == "" ? -1 : v) }' "$1"
+}
+
+# "ok" or why not, for one side's log: every attempt (KEY: connects or
+# requests) accounted for and nothing left.
+audit() {
+	local log=$1 key=$2 n total k sum=0
+	total=$(outcome "$log" "$key")
+	[ "$total" != -1 ] || {
+		echo "no outcomes line"
+		return
+	}
+	for k in connected accepted rejected timed_out unreachable failed \
+		aborted; do
+		n=$(outcome "$log" "$k")
+		sum=$((sum + n))
+	done
+	[ "$sum" = "$total" ] || {
+		echo "$key $total but $sum outcomes"
+		return
+	}
+	for k in connections handshakes waiting; do
+		n=$(outcome "$log" "$k")
+		[ "$n" = 0 ] || {
+			echo "left: $k $n"
+			return
+		}
+	done
+	echo ok
+}
+
+# The non-zero outcomes of a log, "key n, key n" (or "none").
+outcomes() {
+	local k n out=""
+	for k in connected accepted rejected timed_out unreachable failed \
+		aborted forced_teardowns; do
+		n=$(outcome "$1" "$k")
+		[ "$n" = 0 ] || [ "$n" = -1 ] || out+="${out:+, }$k $n"
+	done
+	echo "${out:-none}"
+}
+
+stamp() {
+	local line up rest
+	while IFS= read -r line; do
+		read -r up rest </proc/uptime
+		printf '%s %s\n' "$(awk -v a="$1" -v b="$up" \
+			'BEGIN { printf "%.1f", b - a }')" "$line"
+	done
+}
+
+now() { cut -d' ' -f1 /proc/uptime; }
+secs_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+apply() {
+	case "$1" in
+	netem\ *) "$fault" $1 ;;
+	esac
+}
+
+# Node b: the client's side of one case.
+client_case() {
+	local name=$1 expect=$2 f=$3 count=$4 n=$5 log=$res/$name.client.log
+	local t0 rc fp="" verbose=()
+	"$rv" wait "$name.listening" 60 >/dev/null || {
+		"$rv" post "$name.client" "125 0"
+		return
+	}
+	# wharf-echo exchanges once all N are established: where some fail on
+	# purpose, the one established waits for its deadline, which must
+	# outlast wharf's own step timers (address 2 s, route 2 s, connect
+	# 30 s) so that every attempt ends by them.
+	local limit=120
+	[ "$expect" = all ] || limit=45
+	[ "$expect" != server ] || verbose=(-v)
+	t0=$(now)
+	timeout -k 5 $((limit + 30)) "$echo_bin" -s "$WHARF_PEER_ADDR" \
+		-c "$n" -C "$count" --timeout "$limit" "${verbose[@]}" \
+		>"$log" 2>&1 &
+	local cpid=$!
+	case "$f" in
+	flap\ *)
+		(sleep 1 && "$fault" link-down "${f#flap }") &
+		fp=$!
+		;;
+	crash\ *)
+		local i
+		for i in $(seq 600); do
+			grep -q "connections established" "$log" && break
+			sleep 0.1
+		done
+		echo "$name" >"$res/faults.crashed"
+		sync
+		"$rv" post "$name.crash"
+		"$fault" crash "${f#crash }"
+		;;
+	esac
+	wait "$cpid"
+	rc=$?
+	[ -z "$fp" ] || wait "$fp"
+	"$rv" post "$name.client" "$rc $(secs_since "$t0")"
+}
+
+# Node a: the server's side of one case; prints the verdict.
+server_case() {
+	local name=$1 expect=$2 count=$3 n=$4 log=$res/$name.server.log t0 rc i
+	# wharf-echo's server waits for all N; where some attempts may never
+	# reach it, its deadline ends the case (its accept timer, 10 s, ends
+	# the half-open handshakes well before).
+	local limit=150
+	[ "$expect" = all ] || limit=55
+	[ "$expect" != server ] || limit=30
+	t0=$(now)
+	rm -f "$res/$name.crash_t"
+	if [ "$expect" = server ]; then
+		("$rv" wait "$name.crash" 120 >/dev/null && now >"$res/$name.crash_t") &
+	fi
+	# Each line stamped with the seconds since the server started, as it
+	# comes (awk may read its input in blocks).
+	local want_n=$n
+	[ "$expect" != server ] || want_n=$((n + 1))
+	timeout -k 5 $((limit + 40)) "$echo_bin" -c "$want_n" -C "$count" \
+		--timeout "$limit" 2>&1 | stamp "$t0" >"$log" &
+	local spid=$!
+	for i in $(seq 100); do
+		grep -q listening "$log" && break
+		sleep 0.1
+	done
+	"$rv" post "$name.listening"
+	wait "$spid"
+	rc=$?
+	local srv_s cv crc csec why=""
+	srv_s=$(secs_since "$t0")
+	cv=$("$rv" wait "$name.client" 200) || cv="125 0"
+	read -r crc csec <<<"$cv"
+	local cl=$WHARF_PAIR_SHARE/node-b/results/$name.client.log
+	local sa ca
+	sa=$(audit "$log" requests)
+	ca=$(audit "$cl" connects)
+	[ "$rc" != 124 ] && [ "$rc" != 137 ] || why+="server hung (killed); "
+	if [ "$expect" != server ]; then
+		[ "$crc" != 124 ] && [ "$crc" != 137 ] || why+="client hung (killed); "
+	fi
+	[ "$crc" != 125 ] || why+="client never ran; "
+	[ "$sa" = ok ] || why+="server: $sa; "
+	if [ "$expect" = server ]; then
+		[ "$crc" = 137 ] || why+="client node did not crash; "
+	else
+		[ "$ca" = ok ] || why+="client: $ca; "
+	fi
+	if [ "$expect" = all ]; then
+		[ "$rc" = 0 ] || why+="server exit $rc; "
+		[ "$crc" = 0 ] || why+="client exit $crc; "
+	fi
+	# Settled: the server's last connection error, else its last line.
+	# After a crash: counted from the moment node a heard of it.
+	local settled attempts est
+	settled=$(awk '/connection error|disconnected early/ { e = $1 } { l = $1 }
+		END { print (e != "" ? e : (l != "" ? l : -1)) }' "$log")
+	attempts=$(outcome "$cl" connects)
+	est=$(outcome "$cl" connected)
+	if [ "$expect" = server ]; then
+		attempts=$(outcome "$log" requests)
+		est=$(outcome "$log" accepted)
+		if [ -f "$res/$name.crash_t" ]; then
+			settled=$(awk -v s="$settled" -v c="$(cat "$res/$name.crash_t")" \
+				-v t0="$t0" 'BEGIN { printf "%.1f", s - (c - t0) }')
+		else
+			why+="never heard of the crash; "
+		fi
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" \
+		"$attempts" "$est" \
+		"$crc" "$rc" "$csec" "$srv_s" "$settled" \
+		"$(outcomes "$cl")" "$(outcomes "$log")" >>"$res/faults.tsv"
+	printf '%s\t%s\n' "$name" "${why:-ok}" >>"$res/faults.verdicts"
+	printf '%s' "${why:-ok}"
+}
+
+# gtest-style XML and JSON from faults.tsv and faults.verdicts.
+report() {
+	awk -F'\t' -v xml="$res/faults.xml" -v json="$res/faults.json" '
+	FNR == NR { v[$1] = $2; next }
+	{
+		n++; name[n] = $1; att[n] = $2; est[n] = $3; crc[n] = $4
+		src[n] = $5; cs[n] = $6; ss[n] = $7; st[n] = $8; co[n] = $9
+		so[n] = $10
+	}
+	END {
+		print "<?xml version=\"1.0\" encoding=\"UTF-8\"?>" > xml
+		printf "<testsuites tests=\"%d\" name=\"faults\">\n", n > xml
+		printf "<testsuite name=\"faults\" tests=\"%d\">\n", n > xml
+		printf "[" > json
+		for (i = 1; i <= n; i++) {
+			printf "<testcase name=\"%s\" classname=\"faults\" time=\"%s\">\n", name[i], cs[i] > xml
+			if (v[name[i]] != "ok") {
+				m = v[name[i]]; gsub(/[<>&"]/, "_", m)
+				printf "<failure message=\"%s\"></failure>\n", m > xml
+			}
+			print "</testcase>" > xml
+			printf "%s\n {\"case\": \"%s\", \"attempts\": %d, \"established\": %d, \"client_outcomes\": \"%s\", \"server_outcomes\": \"%s\", \"client_exit\": %d, \"server_exit\": %d, \"client_s\": %s, \"server_s\": %s, \"server_settled_s\": %s, \"verdict\": \"%s\"}", (i > 1 ? "," : ""), name[i], att[i], est[i], co[i], so[i], crc[i], src[i], cs[i], ss[i], st[i], v[name[i]] > json
+		}
+		print "</testsuite>\n</testsuites>" > xml
+		print "\n]" > json
+	}' "$res/faults.verdicts" "$res/faults.tsv"
+}
+
+status=0
+# Node b's own record, to resume after its crash: the cases done and the
+# one it crashed in (the other side of that case still waits for it).
+if [ "${WHARF_BOOT:-1}" = 1 ]; then
+	rm -f "$res"/faults.*
+fi
+for c in "${cases[@]}"; do
+	IFS='|' read -r name expect f count n <<<"$c"
+	count=${count:-10}
+	n=${n:-$conns}
+	if [ ${#want[@]} -gt 0 ] && ! printf '%s\n' "${want[@]}" | grep -qxF "$name"; then
+		continue
+	fi
+	if [ "$node" = b ] && grep -qxF "$name" "$res/faults.done" 2>/dev/null; then
+		continue
+	fi
+	if [ "$node" = b ] && [ "$(cat "$res/faults.crashed" 2>/dev/null)" = "$name" ]; then
+		echo "faults: node b back (boot $WHARF_BOOT) after crashing in $name"
+		"$rv" post "$name.client" "137 0"
+		"$rv" meet "$name.end" 240 || status=1
+		rm -f "$res/faults.crashed"
+		echo "$name" >>"$res/faults.done"
+		continue
+	fi
+	"$rv" meet "$name.begin" 120 || {
+		echo "faults: the other node never reached $name"
+		status=1
+		break
+	}
+	apply "$f"
+	t0=$(now)
+	if [ "$node" = a ]; then
+		v=$(server_case "$name" "$expect" "$count" "$n")
+		"$fault" clear
+		if [ "$v" = ok ]; then
+			echo "faults: PASS $name ($(tail -n 1 "$res/faults.tsv" |
+				awk -F'\t' '{ printf "%d attempts, %d established, client %s s", $2, $3, $6 }'))"
+		else
+			echo "faults: FAIL $name: $v"
+			status=1
+		fi
+	else
+		client_case "$name" "$expect" "$f" "$count" "$n"
+		"$fault" clear
+	fi
+	"$rv" meet "$name.end" 240 || status=1
+	[ "$node" = a ] || echo "$name" >>"$res/faults.done"
+done
+[ "$node" = b ] || [ ! -f "$res/faults.tsv" ] || report
+exit "$status"
