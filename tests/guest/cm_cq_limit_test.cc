@@ -109,6 +109,36 @@ class CmCqLimit : public CmGuest
 		return st;
 	}
 
+	// A listener whose connections all go to server shard 1.
+	uint16_t ListenOnShard1(Recorder *srv, enum wharf_overload p,
+				wharf_listener **l)
+	{
+		return Listen(
+			srv,
+			[p](wharf_listen_opts &o) {
+				o.overload = p;
+				o.pick_shard = [](const wharf_conn_request *,
+						  const wharf_cm_shard_load *,
+						  unsigned,
+						  void *) { return 1; };
+			},
+			l);
+	}
+
+	// Destroys the clients @ids and the server's side of each request.
+	void DestroyAll(const std::vector<uint64_t> &ids, Recorder &srv)
+	{
+		for (uint64_t id : ids)
+			OnConn(ccm_, id, [](wharf_conn *c) {
+				if (c) {
+					EXPECT_EQ(0, wharf_conn_destroy(c));
+				}
+			});
+		for (const Rec &r : srv.All())
+			if (r.ev == Ev::Request)
+				Destroy(r.id);
+	}
+
 	static constexpr unsigned kSlots = 64;
 	wharf_ctx *cctx_ = nullptr;
 	wharf_cm *ccm_ = nullptr;
@@ -133,14 +163,7 @@ TEST_F(CmCqLimit, OneShardServesMoreThanOneCqHoldsAndDefersAtItsLastCq)
 {
 	Recorder &srv = *NewRec(), &cli = *NewRec();
 	wharf_listener *l = nullptr;
-	uint16_t port = Listen(
-		&srv,
-		[](wharf_listen_opts &o) {
-			o.pick_shard = [](const wharf_conn_request *,
-					  const wharf_cm_shard_load *, unsigned,
-					  void *) { return 1; };
-		},
-		&l);
+	uint16_t port = ListenOnShard1(&srv, WHARF_OVERLOAD_DEFER, &l);
 	std::vector<uint64_t> ids;
 	for (unsigned i = 0; i < kFit; i++)
 		ids.push_back(ClientConnect(&cli, port));
@@ -182,15 +205,7 @@ TEST_F(CmCqLimit, OneShardServesMoreThanOneCqHoldsAndDefersAtItsLastCq)
 	Ping(ids[kFit + 1]);
 	ASSERT_TRUE(srv.WaitCount(Ev::Recv, kFit + 2)) << srv.Dump();
 
-	for (uint64_t id : ids)
-		OnConn(ccm_, id, [](wharf_conn *c) {
-			if (c) {
-				EXPECT_EQ(0, wharf_conn_destroy(c));
-			}
-		});
-	for (const Rec &r : srv.All())
-		if (r.ev == Ev::Request)
-			Destroy(r.id);
+	DestroyAll(ids, srv);
 	ASSERT_TRUE(Poll([&] {
 		struct wharf_cm_stats s = CmStats(cm_);
 		return s.requests == Finals(s);
@@ -204,15 +219,7 @@ TEST_F(CmCqLimit, RejectBusyRefusesAtTheLastCqWithTheBusyReason)
 {
 	Recorder &srv = *NewRec(), &cli = *NewRec();
 	wharf_listener *l = nullptr;
-	uint16_t port = Listen(
-		&srv,
-		[](wharf_listen_opts &o) {
-			o.overload = WHARF_OVERLOAD_REJECT_BUSY;
-			o.pick_shard = [](const wharf_conn_request *,
-					  const wharf_cm_shard_load *, unsigned,
-					  void *) { return 1; };
-		},
-		&l);
+	uint16_t port = ListenOnShard1(&srv, WHARF_OVERLOAD_REJECT_BUSY, &l);
 	std::vector<uint64_t> ids;
 	for (unsigned i = 0; i < kFit; i++)
 		ids.push_back(ClientConnect(&cli, port));
@@ -226,15 +233,7 @@ TEST_F(CmCqLimit, RejectBusyRefusesAtTheLastCqWithTheBusyReason)
 		Ping(ids[i]);
 	ASSERT_TRUE(srv.WaitCount(Ev::Recv, kFit)) << srv.Dump();
 	ids.push_back(extra);
-	for (uint64_t id : ids)
-		OnConn(ccm_, id, [](wharf_conn *c) {
-			if (c) {
-				EXPECT_EQ(0, wharf_conn_destroy(c));
-			}
-		});
-	for (const Rec &r : srv.All())
-		if (r.ev == Ev::Request)
-			Destroy(r.id);
+	DestroyAll(ids, srv);
 	if (mr_)
 		ibv_dereg_mr(mr_);
 	mr_ = nullptr;
