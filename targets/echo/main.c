@@ -331,8 +331,7 @@ static void print_stats(struct echo *e)
 	       "unreachable %llu failed %llu aborted %llu disconnected %llu "
 	       "forced_teardowns %llu; left: connections %llu handshakes "
 	       "%llu waiting %llu\n",
-	       (unsigned long long)st.connects,
-	       (unsigned long long)st.requests,
+	       (unsigned long long)st.connects, (unsigned long long)st.requests,
 	       (unsigned long long)st.accepted,
 	       (unsigned long long)st.connected,
 	       (unsigned long long)(st.rejected_app + st.rejected_busy +
