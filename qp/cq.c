@@ -178,7 +178,16 @@ static int cq_create(struct wharf_qp_res *res, struct wqp_cq *c,
 	return 0;
 }
 
-int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send)
+/* First size of a send CQ: the pool's send queues (or cq_size). */
+static uint32_t send_cq_initial(const struct wharf_qp_res *res)
+{
+	const struct wharf_qp_res_opts *o = &res->o;
+
+	return wqp_cq_initial(o->cq_size, 0, o->pool_size, o->sq_depth,
+			      o->cq_max);
+}
+
+int wqp_cq_setup(struct wharf_qp_res *res)
 {
 	int flags, err;
 
@@ -193,10 +202,13 @@ int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send)
 		true);
 	if (!res->cqs)
 		return -ENOMEM;
-	res->send_cq_entries = send;
 	for (unsigned i = 0; i < 2; i++) {
 		err = cq_create(res, &res->cqs[i],
-				i == WQP_CQ_RECV ? recv : send);
+				i == WQP_CQ_RECV
+					? wqp_cq_initial(res->o.cq_size,
+							 res->o.srq_depth, 0, 0,
+							 res->o.cq_max)
+					: send_cq_initial(res));
 		if (err)
 			return err;
 		res->ncqs++;
@@ -300,18 +312,18 @@ int wqp_res_send_cq(struct wharf_qp_res *res, uint32_t sq, bool pooled)
 		return WQP_CQ_SEND0 + i;
 	if (i != WQP_CQ_PICK_NEW)
 		return i;
-	err = cq_create(res, &res->cqs[res->ncqs], res->send_cq_entries);
+	err = cq_create(res, &res->cqs[res->ncqs], send_cq_initial(res));
 	if (err) {
 		wharf_ctx_log(res->dev->ctx, WHARF_LOG_WARN,
 			      "qp: cannot create send CQ %u of %u entries: %d",
-			      nsend + 1, res->send_cq_entries, err);
+			      nsend + 1, send_cq_initial(res), err);
 		return err;
 	}
 	wharf_ctx_log(res->dev->ctx, WHARF_LOG_INFO,
-		      "qp: shard %u: send CQ %u added (%u entries each, at "
-		      "most %u)",
-		      res->shard_idx, nsend + 1, res->o.cq_max,
-		      res->o.send_cq_max);
+		      "qp: shard %u: send CQ %u of at most %u added (each "
+		      "grows to %u entries)",
+		      res->shard_idx, nsend + 1, res->o.send_cq_max,
+		      res->o.cq_max);
 	return (int)res->ncqs++;
 }
 

@@ -137,7 +137,6 @@ struct wharf_qp_res {
 	struct ibv_comp_channel *chan;
 	struct wqp_cq *cqs; /* [1 + o.send_cq_max], ncqs created */
 	unsigned ncqs;
-	uint32_t send_cq_entries; /* first size of a send CQ */
 	struct wharf_watch *chan_watch;
 	struct wharf_poller *poller;
 	/* Shared receive queue. */
@@ -197,9 +196,8 @@ void wqp_drain_check(struct wharf_qp *qp);
 void wqp_pool_fini(struct wharf_qp_res *res);
 
 /* cq.c */
-/* Creates the receive CQ and the first send CQ (@recv and @send entries
- * at first). */
-int wqp_cq_setup(struct wharf_qp_res *res, uint32_t recv, uint32_t send);
+/* Creates the receive CQ and the first send CQ, sized from res->o. */
+int wqp_cq_setup(struct wharf_qp_res *res);
 void wqp_cq_teardown(struct wharf_qp_res *res);
 unsigned wqp_cq_poll(struct wharf_qp_res *res, unsigned rounds);
 int wqp_res_cq_claim(struct wharf_qp_res *res, unsigned which, uint32_t need);

@@ -138,11 +138,7 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 	if (!err && !o.no_srq)
 		err = wqp_admit_set_max(&res->admit, o.srq_max);
 	if (!err)
-		err = wqp_cq_setup(
-			res,
-			wqp_cq_initial(o.cq_size, o.srq_depth, 0, 0, o.cq_max),
-			wqp_cq_initial(o.cq_size, 0, o.pool_size, o.sq_depth,
-				       o.cq_max));
+		err = wqp_cq_setup(res);
 	if (!err && !o.no_srq) {
 		err = wqp_res_cq_claim(res, WQP_CQ_RECV, o.srq_depth);
 		if (!err)
