@@ -186,6 +186,10 @@ TEST_F(CmStorm, RequestsBeyondTheCapWaitAndArePresentedInArrivalOrder)
 		if (r.ev == Ev::Request)
 			order += (char)r.data.at(0);
 	EXPECT_EQ("ABCD", order);
+	// The server counts its side once established there: the client may
+	// see its event first.
+	EXPECT_TRUE(
+		Poll([&] { return ListenerStats(l).deferred_accepted == 3; }));
 	struct wharf_cm_stats ls = ListenerStats(l);
 	EXPECT_EQ(3u, ls.deferred_total);
 	EXPECT_EQ(3u, ls.deferred_accepted);
