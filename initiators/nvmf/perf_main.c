@@ -295,6 +295,7 @@ static double cpu_s(void)
 
 struct result {
 	uint64_t ios, errors, verify_errors;
+	uint64_t reconnects, retried;
 	double secs, iops, mib_s, cpu_us_per_io;
 	double avg_us, p50_us, p99_us, p999_us, max_us;
 };
@@ -312,6 +313,7 @@ static void report(const struct perf_args *a,
 		       "\"lat_us\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,"
 		       "\"p99_9\":%.2f,\"max\":%.2f},\"cpu_us_per_io\":%.2f,"
 		       "\"errors\":%llu,\"verify_errors\":%llu,"
+		       "\"reconnects\":%llu,\"retried\":%llu,"
 		       "\"in_capsule_size\":%u,\"max_io_size\":%u}\n",
 		       a->traddr, a->trsvcid, a->subnqn, a->nsid,
 		       perf_pattern_name(a->pattern), a->io_size, a->qd,
@@ -320,7 +322,9 @@ static void report(const struct perf_args *a,
 		       r->p50_us, r->p99_us, r->p999_us, r->max_us,
 		       r->cpu_us_per_io, (unsigned long long)r->errors,
 		       (unsigned long long)r->verify_errors,
-		       in->in_capsule_size, in->max_io_size);
+		       (unsigned long long)r->reconnects,
+		       (unsigned long long)r->retried, in->in_capsule_size,
+		       in->max_io_size);
 		return;
 	}
 	printf("%-10s %7s %4s %6s %10s %9s %9s %9s %9s %9s %8s\n", "pattern",
@@ -331,9 +335,12 @@ static void report(const struct perf_args *a,
 	       perf_pattern_name(a->pattern), a->io_size, a->qd,
 	       in->nr_io_queues, r->iops, r->mib_s, r->avg_us, r->p50_us,
 	       r->p99_us, r->p999_us, r->cpu_us_per_io);
-	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu errors%s",
+	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu reconnects, %llu "
+	       "retried, %llu errors%s",
 	       (unsigned long long)r->ios, r->secs,
-	       (unsigned long long)r->errors, a->verify ? ", " : "\n");
+	       (unsigned long long)r->reconnects,
+	       (unsigned long long)r->retried, (unsigned long long)r->errors,
+	       a->verify ? ", " : "\n");
 	if (a->verify)
 		printf("%llu verify mismatches\n",
 		       (unsigned long long)r->verify_errors);
@@ -343,6 +350,7 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 {
 	struct wharf_nvmf_host_info in = {.size = sizeof(in)};
 	struct wharf_nvmf_host_ns ns = {.size = sizeof(ns)};
+	struct wharf_nvmf_host_stats hs = {.size = sizeof(hs)};
 	struct perf_hist all;
 	struct result r = {0};
 	struct job *jobs;
@@ -430,6 +438,9 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 		r.errors += atomic_load(&jobs[i].errors);
 		r.verify_errors += atomic_load(&jobs[i].verify_errors);
 	}
+	wharf_nvmf_host_stats(host, &hs);
+	r.reconnects = hs.reconnects;
+	r.retried = hs.retried;
 	r.ios = all.count;
 	r.iops = (double)r.ios / r.secs;
 	r.mib_s = r.iops * a->io_size / 1048576.0;
@@ -497,6 +508,9 @@ int main(int argc, char **argv)
 	 * of exactly one command's data. */
 	ho.queue_size = a.qd + 1;
 	ho.max_io_size = a.io_size;
+	ho.reconnect_delay_ms = a.reconnect_delay_ms;
+	if (a.has_ctrl_loss_tmo)
+		ho.ctrl_loss_tmo_ms = a.ctrl_loss_tmo_ms;
 	rc = wharf_nvmf_host_connect(&ho, err, sizeof(err), &host);
 	if (rc) {
 		fprintf(stderr, "wharf-nvmf-perf: connect: %s: %s\n",
