@@ -181,6 +181,11 @@ static void close_admin(struct wharf_nvmf_host *h)
 	}
 }
 
+static void noop(struct wharf_nvmf_host *h)
+{
+	(void)h;
+}
+
 static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 {
 	on_admin(h, wnh_ctrl_delete);
@@ -193,6 +198,9 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	on_admin(h, wnh_admin_free);
 	close_admin(h);
 	wait_until(h, admin_gone, 0);
+	/* A queue tells the admin shard (lost, down) before it is gone, so
+	 * this call runs after every such message: none outlives @h. */
+	on_admin(h, noop);
 	for (unsigned i = 0; i < h->want_queues; i++)
 		wnh_queue_free(&h->io[i]);
 	wnh_queue_free(&h->admin);

@@ -326,15 +326,15 @@ wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q);
 
 /**
  * A command completed.  @status: 0; -EIO when the controller returned an
- * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14); -ETIMEDOUT
- * (an internal command) when the command outlived its timeout;
- * -ENODEV when the controller was lost for good (ctrl_loss_tmo_ms) first;
- * -ENOLINK when fast_io_fail_tmo_ms failed it while reconnecting; the
- * error of the last loss when it was sent 6 times and every time the
- * queue was lost; -ECONNABORTED when the controller was disconnected
- * first.  A user command outstanding at a loss is sent again, not failed.
- * Runs on the queue's owner shard, never inside a submission call.  It
- * may submit again.
+ * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14); -ENODEV
+ * when the controller was lost for good (ctrl_loss_tmo_ms) first;
+ * -ENOLINK when fast_io_fail_tmo_ms failed it while reconnecting;
+ * -ECONNABORTED when the controller was disconnected first; the reason of
+ * the last loss (-ETIMEDOUT when the command outlived its timeout,
+ * -ECONNRESET, -EPROTO ...) when it had been sent 6 times and the queue
+ * was lost every time.  A command outstanding at a loss (its timeout is
+ * one) is otherwise held and sent again, not failed.  Runs on the queue's
+ * owner shard, never inside a submission call.  It may submit again.
  */
 typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
 

@@ -1,6 +1,7 @@
 // Commands of <wharf/nvmf_host.h> for the guest tests: one Io runs on its
 // queue's owner shard (sent there with wharf_shard_send()) and the test
-// thread polls its `done` flag, bounded; and a data pattern per seed.
+// thread polls its `done` flag, bounded; a data pattern per seed; the
+// suites' context and cm.
 #ifndef WHARF_TESTS_GUEST_NVMF_HOST_IO_H
 #define WHARF_TESTS_GUEST_NVMF_HOST_IO_H
 
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <vector>
 
+#include <wharf/cm.h>
 #include <wharf/core.h>
 #include <wharf/nvmf_host.h>
 
@@ -88,6 +90,29 @@ inline int DoIo(struct wharf_nvmf_host_queue *q, char op, uint64_t slba,
 	if (nvme)
 		*nvme = io.nvme;
 	return rc;
+}
+
+// A test suite's context (two shards) and cm; a failure is the suite's.
+inline void SuiteCtxCreate(wharf_ctx **ctx, wharf_cm **cm)
+{
+	wharf_ctx_opts co;
+	wharf_ctx_opts_init(&co);
+	co.nshards = 2;
+	if (wharf_ctx_create(&co, ctx) || wharf_cm_create(*ctx, nullptr, cm)) {
+		ADD_FAILURE() << "wharf context / cm";
+	}
+}
+
+inline void SuiteCtxDestroy(wharf_ctx **ctx, wharf_cm **cm)
+{
+	if (*cm) {
+		EXPECT_EQ(0, wharf_cm_destroy(*cm));
+	}
+	if (*ctx) {
+		EXPECT_EQ(0, wharf_ctx_destroy(*ctx));
+	}
+	*cm = nullptr;
+	*ctx = nullptr;
 }
 
 inline std::vector<uint8_t> Pattern(size_t len, unsigned seed)

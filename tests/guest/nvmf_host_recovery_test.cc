@@ -86,25 +86,12 @@ class NvmfHostRecovery : public ::testing::Test
 	{
 		if (!wharf_guest::in_guest())
 			return;
-		wharf_ctx_opts co;
-		wharf_ctx_opts_init(&co);
-		co.nshards = 2;
-		if (wharf_ctx_create(&co, &ctx_) ||
-		    wharf_cm_create(ctx_, nullptr, &cm_)) {
-			ADD_FAILURE() << "wharf context / cm";
-		}
+		SuiteCtxCreate(&ctx_, &cm_);
 	}
 
 	static void TearDownTestSuite()
 	{
-		if (cm_) {
-			EXPECT_EQ(0, wharf_cm_destroy(cm_));
-		}
-		if (ctx_) {
-			EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
-		}
-		cm_ = nullptr;
-		ctx_ = nullptr;
+		SuiteCtxDestroy(&ctx_, &cm_);
 	}
 
 	void SetUp() override

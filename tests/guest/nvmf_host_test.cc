@@ -124,25 +124,12 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		if (!started) {
 			ADD_FAILURE() << started.message();
 		}
-		wharf_ctx_opts co;
-		wharf_ctx_opts_init(&co);
-		co.nshards = 2;
-		if (wharf_ctx_create(&co, &ctx_) ||
-		    wharf_cm_create(ctx_, nullptr, &cm_)) {
-			ADD_FAILURE() << "wharf context / cm";
-		}
+		SuiteCtxCreate(&ctx_, &cm_);
 	}
 
 	static void TearDownTestSuite()
 	{
-		if (cm_) {
-			EXPECT_EQ(0, wharf_cm_destroy(cm_));
-		}
-		if (ctx_) {
-			EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
-		}
-		cm_ = nullptr;
-		ctx_ = nullptr;
+		SuiteCtxDestroy(&ctx_, &cm_);
 		if (tgt_) {
 			EXPECT_TRUE(tgt_->Stop());
 			delete tgt_;
