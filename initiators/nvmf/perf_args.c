@@ -45,7 +45,9 @@ const char perf_usage[] =
 	"                     back and compares; exit 1 on a mismatch.  A\n"
 	"                     write counts as acknowledged only once it\n"
 	"                     completed with success (across reconnects\n"
-	"                     too); only acknowledged data is compared\n"
+	"                     too); only acknowledged data is compared,\n"
+	"                     and each slot's last one is read once more\n"
+	"                     at the end\n"
 	"  --json             the result as one JSON object on stdout\n"
 	"  --quiet            no progress lines\n"
 	"  --help             this text\n";

@@ -9,6 +9,8 @@
 //    it is back and read back intact; the state callback saw each state;
 //  - the target stays down past a 3 s ctrl_loss_tmo: held and new
 //    commands fail with -ENODEV, the disconnect frees everything;
+//  - fast_io_fail_tmo fails held and new commands with -ENOLINK while
+//    the host keeps reconnecting;
 //  - nvmet-rdma: the configfs port's subsystem link removed (the kernel
 //    deletes the controller) and added again: the host reconnects.
 // Every wait is bounded; nothing asserts on a duration.
@@ -125,7 +127,8 @@ class NvmfHostRecovery : public ::testing::Test
 
 	int Connect(uint16_t port, const char *sub, unsigned queues,
 		    uint32_t ctrl_loss_tmo_ms, States *st, std::string *err,
-		    wharf_nvmf_host **out)
+		    wharf_nvmf_host **out,
+		    uint32_t fast_io_fail_tmo_ms = WHARF_NVMF_HOST_TMO_INFINITE)
 	{
 		sockaddr_in a = {};
 		a.sin_family = AF_INET;
@@ -140,6 +143,7 @@ class NvmfHostRecovery : public ::testing::Test
 		o.queue_size = 32;
 		o.reconnect_delay_ms = 300;
 		o.ctrl_loss_tmo_ms = ctrl_loss_tmo_ms;
+		o.fast_io_fail_tmo_ms = fast_io_fail_tmo_ms;
 		o.on_state = States::Cb;
 		o.state_arg = st;
 		char e[256] = "";
@@ -369,6 +373,45 @@ TEST_F(NvmfHostRecovery, TargetDownPastCtrlLossTmoFailsHeldAndNew)
 	ASSERT_EQ(0, Connect(kPort, kSub, 1, 3000, &st, &err, &h)) << err;
 	EXPECT_EQ(0,
 		  DoIo(wharf_nvmf_host_queue(h, 0), 'r', 0, nlb, buf.data()));
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+// fast_io_fail_tmo 500 ms: held commands and new ones fail with -ENOLINK
+// while the target is down, reconnecting goes on, and once it is back the
+// queues take commands again.
+TEST_F(NvmfHostRecovery, FastIoFailFailsHeldButKeepsReconnecting)
+{
+	States st;
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+	ASSERT_EQ(0, Connect(kPort, kSub, 2, WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS,
+			     &st, &err, &h, 500))
+		<< err;
+	const uint32_t nlb = BlocksPer4k(h);
+	std::vector<uint8_t> buf(4096);
+	KillTarget();
+	ASSERT_TRUE(
+		Poll([&] { return Stats(h).state != WHARF_NVMF_HOST_LIVE; }));
+	Io io;
+	io.q = wharf_nvmf_host_queue(h, 1);
+	io.nlb = nlb;
+	io.buf = buf.data();
+	ASSERT_TRUE(StartIo(&io));
+	EXPECT_EQ(-ENOLINK, WaitIo(&io));
+	EXPECT_EQ(-ENOLINK,
+		  DoIo(wharf_nvmf_host_queue(h, 0), 'r', 0, nlb, buf.data()));
+	struct wharf_nvmf_host_stats s = Stats(h);
+	EXPECT_NE(WHARF_NVMF_HOST_DEAD, s.state);
+	EXPECT_NE(WHARF_NVMF_HOST_LIVE, s.state);
+	// Held, then failed; or, submitted after the 500 ms, refused.
+	EXPECT_EQ(io.submit_rc ? 0u : 1u, s.failed_held);
+	ASSERT_TRUE(tgt_.Start("nvmf_host_recovery", TgtConfig()));
+	ASSERT_TRUE(
+		Poll([&] { return Stats(h).state == WHARF_NVMF_HOST_LIVE; }));
+	for (unsigned i = 0; i < 2; i++)
+		EXPECT_EQ(0, DoIo(wharf_nvmf_host_queue(h, i), 'r', 0, nlb,
+				  buf.data()));
+	EXPECT_EQ(1u, Stats(h).reconnects);
 	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
 }
 
