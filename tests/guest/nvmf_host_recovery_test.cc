@@ -216,6 +216,9 @@ TEST_F(NvmfHostRecovery, PerfVerifyRunsThroughATargetRestart)
 	EXPECT_GE(JsonU64(json, "retried"), 1u);
 	EXPECT_NE(UINT64_MAX, JsonU64(json, "retried"));
 	EXPECT_GT(JsonU64(json, "ios"), 0u);
+	// Every slot (2 queues x qd 8) read its last acknowledged write
+	// again after the restart.
+	EXPECT_EQ(16u, JsonU64(json, "rechecked"));
 }
 
 TEST_F(NvmfHostRecovery, HeldCommandsCompleteAfterTheTargetIsBack)
