@@ -276,8 +276,12 @@ struct wharf_nvmf_host_info {
 /**
  * wharf_nvmf_host_info - what @host negotiated.
  * @out: filled; @out->size must be set.
+ *
+ * Constant after the connect except cntlid, which a reconnect renews.
+ *
  * Return: 0; -EINVAL for NULL arguments or a bad size.
- * Context: any thread; non-blocking.  No RCU rule.
+ * Context: any thread; takes the controller's lock for the copy (never
+ * held long).  No RCU rule.
  */
 int wharf_nvmf_host_info(const struct wharf_nvmf_host *host,
 			 struct wharf_nvmf_host_info *out);
