@@ -14,12 +14,7 @@ static struct wnh_trans on_new(enum wnh_ev ev)
 		return S(WHARF_NVMF_HOST_LIVE, WNH_ACT_CONNECTED);
 	case WNH_EV_DELETE:
 		return S(WHARF_NVMF_HOST_DELETING, WNH_ACT_STOP);
-	case WNH_EV_LOSS: /* the connect call reports it and tears down */
-	case WNH_EV_DOWN:
-	case WNH_EV_RETRY:
-	case WNH_EV_LOSS_TMO:
-	case WNH_EV_FAST_FAIL:
-	case WNH_EV_COUNT:
+	default: /* a loss: the connect call reports it and tears down */
 		break;
 	}
 	return S(WHARF_NVMF_HOST_NEW, 0);
@@ -33,12 +28,7 @@ static struct wnh_trans on_live(enum wnh_ev ev)
 			 WNH_ACT_TEARDOWN | WNH_ACT_ARM_LOSS);
 	case WNH_EV_DELETE:
 		return S(WHARF_NVMF_HOST_DELETING, WNH_ACT_STOP);
-	case WNH_EV_UP:
-	case WNH_EV_DOWN:
-	case WNH_EV_RETRY:
-	case WNH_EV_LOSS_TMO:
-	case WNH_EV_FAST_FAIL:
-	case WNH_EV_COUNT:
+	default: /* ignored */
 		break;
 	}
 	return S(WHARF_NVMF_HOST_LIVE, 0);
@@ -56,10 +46,7 @@ static struct wnh_trans on_resetting(enum wnh_ev ev)
 		return S(WHARF_NVMF_HOST_RESETTING, WNH_ACT_FAST_FAIL);
 	case WNH_EV_DELETE:
 		return S(WHARF_NVMF_HOST_DELETING, WNH_ACT_STOP);
-	case WNH_EV_UP:	  /* an attempt's straggler */
-	case WNH_EV_LOSS: /* being torn down already */
-	case WNH_EV_RETRY:
-	case WNH_EV_COUNT:
+	default: /* a loss while tearing down, a failed attempt's UP */
 		break;
 	}
 	return S(WHARF_NVMF_HOST_RESETTING, 0);
@@ -81,8 +68,7 @@ static struct wnh_trans on_connecting(enum wnh_ev ev)
 		return S(WHARF_NVMF_HOST_CONNECTING, WNH_ACT_FAST_FAIL);
 	case WNH_EV_DELETE:
 		return S(WHARF_NVMF_HOST_DELETING, WNH_ACT_STOP);
-	case WNH_EV_DOWN:
-	case WNH_EV_COUNT:
+	default: /* ignored */
 		break;
 	}
 	return S(WHARF_NVMF_HOST_CONNECTING, 0);
@@ -93,13 +79,7 @@ static struct wnh_trans on_dead(enum wnh_ev ev)
 	switch (ev) {
 	case WNH_EV_DELETE:
 		return S(WHARF_NVMF_HOST_DELETING, WNH_ACT_STOP);
-	case WNH_EV_UP:
-	case WNH_EV_LOSS:
-	case WNH_EV_DOWN:
-	case WNH_EV_RETRY:
-	case WNH_EV_LOSS_TMO:
-	case WNH_EV_FAST_FAIL:
-	case WNH_EV_COUNT:
+	default: /* ignored */
 		break;
 	}
 	return S(WHARF_NVMF_HOST_DEAD, 0);
