@@ -458,6 +458,21 @@ TEST(StormJson, NestedObjectsArraysAndEscapes)
 		  s);
 }
 
+// storm_json_results() of @n results as a string.
+std::string ResultsJson(const storm_opts &o, const storm_result *rs, size_t n)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	storm_json j;
+	storm_json_init(&j, f);
+	storm_json_results(&j, &o, rs, n);
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	return s;
+}
+
 TEST(StormJson, ResultsDocumentHasEveryVariant)
 {
 	static storm_result rs[2];
@@ -470,15 +485,7 @@ TEST(StormJson, ResultsDocumentHasEveryVariant)
 	rs[0].out.n[STORM_OUT_ESTABLISHED] = 3;
 	snprintf(rs[1].name, sizeof(rs[1].name), "cmtime");
 	snprintf(rs[1].error, sizeof(rs[1].error), "no table");
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	storm_json j;
-	storm_json_init(&j, f);
-	storm_json_results(&j, &o, rs, 2);
-	fclose(f);
-	std::string s(buf, len);
-	free(buf);
+	std::string s = ResultsJson(o, rs, 2);
 	EXPECT_NE(std::string::npos, s.find("\"name\": \"wharf\""));
 	EXPECT_NE(std::string::npos, s.find("\"established\": 3"));
 	EXPECT_NE(std::string::npos, s.find("\"error\": \"no table\""));
@@ -499,15 +506,7 @@ TEST(StormJson, NodesIsTwoWithRemoteClients)
 	storm_opts o;
 	storm_opts_init(&o);
 	o.clients_at = "198.18.0.2:7600";
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	storm_json j;
-	storm_json_init(&j, f);
-	storm_json_results(&j, &o, rs, 0);
-	fclose(f);
-	std::string s(buf, len);
-	free(buf);
+	std::string s = ResultsJson(o, rs, 0);
 	EXPECT_NE(std::string::npos, s.find("\"nodes\": 2")) << s;
 }
 
