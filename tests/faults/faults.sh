@@ -182,6 +182,10 @@ wire_state() {
 		ip neigh show dev "$WHARF_NIC"
 		rdma link show
 		rdma statistic show link rxe0/1 2>&1
+		# Every QP's state, the GSI QP (1, the CM's) among them.
+		rdma res show qp 2>&1
+		# RoCEv2 is UDP: what the stack dropped before rxe saw it.
+		grep '^Udp:' /proc/net/snmp
 		# rxe drops what is not sent to one of its GIDs.
 		local g
 		for g in /sys/class/infiniband/rxe0/ports/1/gids/*; do

@@ -34,6 +34,9 @@ nvmf_nqn=nqn.2024-01.io.wharf:faults
 nvmf_size=${WHARF_FAULTS_NVMF_SIZE:-16M}
 nvmf_rate=${WHARF_FAULTS_NVMF_RATE:-1M}
 nvmf_ctrl_loss=120
+# fio's deadline: 16 MiB at 1 MiB/s, the verify, a reconnect after a
+# crash and a reboot take about 80 s.
+nvmf_fio_limit=180
 
 # shellcheck source=bench/nvmf/lib.sh
 prog=faults source "$top/bench/nvmf/lib.sh"
@@ -212,7 +215,7 @@ nvmf_host_case() { # name fault
 			now >"$res/$name.fault_t") &
 		;;
 	esac
-	timeout -k 5 300 fio --name="$name" --filename="$dev" \
+	timeout -k 5 "$nvmf_fio_limit" fio --name="$name" --filename="$dev" \
 		--ioengine=libaio --direct=1 --bs=4k --iodepth=16 \
 		--rw=randwrite --size="$nvmf_size" --rate="$nvmf_rate" \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
