@@ -26,7 +26,7 @@
 #
 # flap_disconnect ("disconnect"): the server (wharf-echo --hold-ms) holds
 # each connection 5 s after its exchange before its DREQ, and node b's
-# link goes down for 10 s 2 s after all are established, so the DREQs (or
+# link goes down for 15 s 2 s after all are established, so the DREQs (or
 # their DREPs) are lost: each connection must end by the server's forced
 # teardown (the listener's disconnect_timeout_ms, 5 s), all N counted as
 # forced_teardowns, each one's DREQ-to-end time (wharf-echo -v's
@@ -88,7 +88,7 @@ cases=(
 	"nvmf_tgt_kill|nvmf|tgt-kill 2"
 	"nvmf_tgt_node_crash|nvmf|tgt-crash 5|||slow"
 	"nvmf_flap|nvmf|flap 3"
-	"flap_disconnect|disconnect|flap-disc 10|10|20"
+	"flap_disconnect|disconnect|flap-disc 15|10|20"
 	"flap3s|accounted|flap 3"
 )
 
