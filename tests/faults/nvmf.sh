@@ -37,6 +37,9 @@ nvmf_ctrl_loss=120
 # fio's deadline: 16 MiB at 1 MiB/s, the verify, a reconnect after a
 # crash and a reboot take about 80 s.
 nvmf_fio_limit=180
+# Capsules the target must have taken before the fault (the connect and
+# the partition scan take about 25).
+nvmf_before=200
 
 # shellcheck source=bench/nvmf/lib.sh
 prog=faults source "$top/bench/nvmf/lib.sh"
@@ -83,7 +86,8 @@ nvmf_target_finish() { # name fault log t0
 	local name=$1 f=$2 log=$3 t0=$4 cv why="" z rc i
 	cv=$("$rv" wait "$name.client" 400) || cv="125"
 	local crc nrec outage recover state err wb rb hs w0
-	read -r crc nrec outage recover state err wb rb hs w0 <<<"$cv"
+	read -r crc nrec outage recover state err wb rb hs <<<"$cv"
+	w0=$(cat "$res/$name.before" 2>/dev/null)
 	z=$(nvmf_tgt_zero "$log")
 	kill -TERM "$tgt_pid" 2>/dev/null
 	for i in $(seq 100); do
@@ -97,8 +101,8 @@ nvmf_target_finish() { # name fault log t0
 	created=$(nvmf_stats "$log" | tr ' ' '\n' | sed -n 's/^ctrls_created=//p')
 	[ "$crc" != 125 ] || why+="host never ran; "
 	if [ "$crc" != 125 ]; then
-		[ "${w0:-0}" -gt 0 ] ||
-			why+="no write completed before the fault (60 s); "
+		[ "${w0:-0}" -ge "$nvmf_before" ] ||
+			why+="${w0:-0} capsules before the fault, not $nvmf_before (60 s); "
 		[ "$crc" = 0 ] || why+="fio exit $crc; "
 		[ "$err" = 0 ] || why+="fio error $err; "
 		[ "$wb" -gt 0 ] && [ "$wb" = "$rb" ] ||
@@ -125,6 +129,24 @@ nvmf_target_finish() { # name fault log t0
 	printf '%s' "${why:-ok}"
 }
 
+# Node a: once the host's fio started, waits (60 s at most) until the
+# target took nvmf_before capsules (the writes are flowing: the fault must
+# meet them), records how many in RES/NAME.before and says "writing".
+nvmf_writing() { # name log
+	local n=0 end s
+	"$rv" wait "$1.started" 120 >/dev/null || return 1
+	end=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$end" ]; do
+		kill -USR1 "$tgt_pid" 2>/dev/null || break
+		sleep 0.5
+		s=$(nvmf_stats "$2")
+		n=$(tr ' ' '\n' <<<"$s" | sed -n 's/^capsules=//p')
+		[ "${n:-0}" -lt "$nvmf_before" ] || break
+	done
+	echo "${n:-0}" >"$res/$1.before"
+	"$rv" post "$1.writing"
+}
+
 # Node a: the target's side of case NAME; prints the verdict.
 nvmf_target_case() { # name fault
 	local name=$1 f=$2 img=$res/$1.img log=$res/$1.tgt1.log t0
@@ -140,8 +162,11 @@ nvmf_target_case() { # name fault
 	fi
 	"$rv" post "$name.listening" ok
 	case "$f" in
+	flap\ *) nvmf_writing "$name" "$log" ;;
+	esac
+	case "$f" in
 	tgt-kill\ *)
-		"$rv" wait "$name.writing" 120 >/dev/null && sleep 3
+		nvmf_writing "$name" "$log" && sleep 3
 		"$rv" post "$name.fault"
 		"$fault" kill "$tgt_pid"
 		wait "$tgt_pid" 2>/dev/null
@@ -151,7 +176,7 @@ nvmf_target_case() { # name fault
 		"$rv" post "$name.restarted"
 		;;
 	tgt-crash\ *)
-		"$rv" wait "$name.writing" 120 >/dev/null && sleep 3
+		nvmf_writing "$name" "$log" && sleep 3
 		echo "$name" >"$res/faults.crashed"
 		sync
 		"$rv" post "$name.fault"
@@ -221,19 +246,11 @@ nvmf_host_case() { # name fault
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
 		--output-format=json --output="$res/$name.fio.json" >>"$log" 2>&1 &
 	local fpid=$!
-	# The fault must meet writes in flight: wait (60 s at most) until the
-	# namespace completed some (its stat's fifth field), and say so when
-	# it did not.
-	local st=/sys/block/${dev#/dev/}/stat w=0
-	for i in $(seq 300); do
-		read -r _ _ _ _ w _ <"$st" 2>/dev/null || w=0
-		[ "${w:-0}" -gt 0 ] && break
-		sleep 0.2
-	done
-	echo "faults: $name: $w writes completed before the fault" >>"$log"
-	"$rv" post "$name.writing"
+	"$rv" post "$name.started"
 	case "$f" in
 	flap\ *)
+		# Node a says when its target has taken writes.
+		"$rv" wait "$name.writing" 200 >/dev/null
 		sleep 2
 		now >"$res/$name.fault_t"
 		"$fault" link-down "${f#flap }"
@@ -277,5 +294,5 @@ except Exception:
 	echo "faults: $name: fio exit $rc, reconnected $nrec, outage $outage s," \
 		"recover $recover s, state $state" >>"$log"
 	"$rv" post "$name.client" \
-		"$rc $nrec $outage $recover $state $err $wb $rb $hs $w"
+		"$rc $nrec $outage $recover $state $err $wb $rb $hs"
 }
