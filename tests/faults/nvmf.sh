@@ -215,6 +215,12 @@ nvmf_host_case() { # name fault
 		return
 	fi
 	modprobe -a nvme_rdma nvme_fabrics
+	# A controller an earlier case could not delete would take this
+	# case's connect ("already connected"): delete it first, and say so.
+	if nvmf_ctrl >/dev/null; then
+		echo "faults: $name: a controller left from before" >>"$log"
+		timeout 120 nvme disconnect -n "$nvmf_nqn" >>"$log" 2>&1
+	fi
 	local base
 	base=$(dmesg | wc -l)
 	timeout 60 nvme connect -t rdma -a "$WHARF_PEER_ADDR" -s "$nvmf_port" \
