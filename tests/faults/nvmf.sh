@@ -163,8 +163,6 @@ nvmf_target_case() { # name fault
 	"$rv" post "$name.listening" ok
 	case "$f" in
 	flap\ *) nvmf_writing "$name" "$log" ;;
-	esac
-	case "$f" in
 	tgt-kill\ *)
 		nvmf_writing "$name" "$log" && sleep 3
 		"$rv" post "$name.fault"
