@@ -248,7 +248,7 @@ storm() {
 		tlog=$dir/tgt.log
 		# shellcheck disable=SC2086 # ${wargs//,/ }: one word per option
 		nvmf_tgt_start "$tlog" "$tgt" -l "$nvmf_addr:$port" -s "$nqn" \
-			-n "1 ram:64M" -A ${wargs//,/ }
+			-n "1 ram:64M" -A ${wargs//,/ } || exit 1
 	fi
 	log "round $r, $t: $k x nvme connect -i $q${qsize_opt:+ $qsize_opt} to" \
 		"$nqn at $nvmf_addr:$port, released at once"

@@ -161,7 +161,7 @@ nvmet_teardown "$knqn" 1
 
 log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, one shard on CPU 0"
 nvmf_tgt_start "$work/tgt.log" "$tgt" -l "$addr:4421" -s "$wnqn" \
-	-n "1 ram:64M" -A -t 1 --cpus 0
+	-n "1 ram:64M" -A -t 1 --cpus 0 || exit 1
 measure wharf "$wnqn" 4421
 kill -TERM "$tgt_pid"
 wait "$tgt_pid" || true

@@ -90,7 +90,7 @@ nvmf_dev_of() { # nqn
 }
 
 # Starts TGT ARGS... in the background with stdout and stderr in LOG, sets
-# tgt_pid and waits (10 s at most) for "listening on"; exits 1 with the
+# tgt_pid and waits (10 s at most) for "listening on"; returns 1 with the
 # log on stderr if the target does not get there.
 nvmf_tgt_start() { # log tgt args...
 	local log=$1
@@ -104,5 +104,5 @@ nvmf_tgt_start() { # log tgt args...
 	done
 	nvmf_log "wharf-nvmf-tgt did not start:"
 	cat "$log" >&2
-	exit 1
+	return 1
 }

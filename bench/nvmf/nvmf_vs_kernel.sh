@@ -294,7 +294,7 @@ wharf_run() { # variant shards poll spin shard_cpus fio_cpus round extra
 	# shellcheck disable=SC2086 # ${8//,/ }: one word per option
 	nvmf_tgt_start "$work/tgt.log" "$tgt" -l $addr:4421 -s "$wnqn" \
 		-n "1 $wns" -A -t "$2" -p "$3" ${4:+--spin-us "$4"} \
-		${scpus:+--cpus "$scpus"} ${8//,/ }
+		${scpus:+--cpus "$scpus"} ${8//,/ } || exit 1
 	wdev=$(connect "$wnqn" 4421)
 	measure "wharf $1#$7" "$wdev"
 	nvme disconnect -n "$wnqn" >/dev/null

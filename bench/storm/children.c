@@ -26,8 +26,6 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 	char sport[16], sfirst[16], scount[16], srate[32], stmo[16], swin[16];
 	const char *smsg = o->msg ? "1" : "0";
 
-	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC))
-		return -errno;
 	snprintf(sport, sizeof(sport), "%u", port);
 	snprintf(sfirst, sizeof(sfirst), "%u", c->first);
 	snprintf(scount, sizeof(scount), "%u", c->count);
@@ -49,7 +47,13 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 	char *argv[] = {
 		"storm", "client", (char *)o->addr, sport, sfirst, scount,
 		srate,	 stmo,	   (char *)smsg,    swin,  NULL};
-	int err = posix_spawn_file_actions_init(&fa);
+	int err;
+
+	if (o->clients_at)
+		return storm_child_spawn_remote(c, o->clients_at, argv);
+	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC))
+		return -errno;
+	err = posix_spawn_file_actions_init(&fa);
 
 	if (!err)
 		err = posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
@@ -218,7 +222,7 @@ void storm_children_tick(struct child *cs, unsigned n, void *arg)
 		struct child *c = &cs[i];
 
 		done += c->progress;
-		if (c->victim && !c->killed &&
+		if (c->victim && !c->killed && c->pid > 0 &&
 		    (c->progress >= c->count / 4 ||
 		     storm_now_ns() - t->go > 1000000000u)) {
 			kill(c->pid, SIGKILL);

@@ -34,6 +34,10 @@ struct storm_tick_arg {
 /* Forks and execs `storm client` for @c's range; 0 or -errno. */
 int storm_child_spawn(struct child *c, const struct storm_opts *o,
 		      uint16_t port, double rate);
+/* `storm client ARGV[1..]` through the relay at @hostport (relay.c): the
+ * socket is @c's in and out, and it has no local pid; 0 or -errno. */
+int storm_child_spawn_remote(struct child *c, const char *hostport,
+			     char *const argv[]);
 /* Sends one command byte ('g' go, 'd' disconnect). */
 void storm_child_tell(struct child *c, char ch);
 /* Reads the children's lines (records into @conns, by connection index)

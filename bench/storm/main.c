@@ -23,6 +23,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "client"))
 		return storm_client_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "relay"))
+		return storm_relay_main(argc - 1, argv + 1);
 	storm_opts_init(&o);
 	if (storm_opts_parse(&o, argc, argv, err, sizeof(err))) {
 		fprintf(stderr, "storm: %s (%s); see storm --help\n", err,
@@ -68,6 +70,9 @@ int main(int argc, char **argv)
 		storm_run_cmtime(&o, r);
 		storm_print(stdout, r);
 	}
+	if (o.clients_at && storm_relay_quit(o.clients_at))
+		fprintf(stderr, "storm: the relay at %s did not take 'quit'\n",
+			o.clients_at);
 	putchar('\n');
 	storm_print_summary(stdout, results, n);
 	if (o.json) {

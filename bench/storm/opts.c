@@ -58,6 +58,13 @@ void storm_usage(FILE *f)
 	      "all)\n"
 	      "  --addr A       server address (default 198.18.0.1)\n"
 	      "  --cmtime PATH  the cmtime binary (default cmtime)\n"
+	      "  --clients-at HOST:PORT\n"
+	      "                 run the client processes on another machine, "
+	      "through\n"
+	      "                 `storm relay PORT TIMEOUT_S` there (TCP); the "
+	      "wharf\n"
+	      "                 variants only (default wharf,wharf1), no "
+	      "--kill\n"
 	      "  --timeout S    per variant (default 300)\n"
 	      "  --client-timeout MS\n"
 	      "                 the clients' address and route resolution "
@@ -157,7 +164,7 @@ static int parse_variants(const char *s, unsigned *out)
 int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		     size_t errlen)
 {
-	bool conns_set = false, clients_set = false;
+	bool conns_set = false, clients_set = false, variants_set = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -183,7 +190,7 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		     strcmp(a, "--cmtime") && strcmp(a, "--variants") &&
 		     strcmp(a, "--timeout") && strcmp(a, "--client-timeout") &&
 		     strcmp(a, "--window") && strcmp(a, "--gnuplot") &&
-		     strcmp(a, "--png")))
+		     strcmp(a, "--png") && strcmp(a, "--clients-at")))
 			return fail(err, errlen, "unknown option '%s'", a);
 		if (!v)
 			return fail(err, errlen, "%s needs a value", a);
@@ -213,6 +220,10 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 			rc = parse_uint(v, 1, 86400, &o->timeout_s);
 		} else if (!strcmp(a, "--variants")) {
 			rc = parse_variants(v, &o->variants);
+			variants_set = true;
+		} else if (!strcmp(a, "--clients-at")) {
+			o->clients_at = v;
+			rc = strchr(v, ':') ? 0 : -EINVAL;
 		} else if (!strcmp(a, "--json")) {
 			o->json = v;
 		} else if (!strcmp(a, "--gnuplot")) {
@@ -232,6 +243,20 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 			o->conns = 100;
 		if (!clients_set)
 			o->clients = 2;
+	}
+	if (o->clients_at) {
+		/* cmtime runs its own client here; a killed client is a
+		 * process on the other machine. */
+		if (!variants_set)
+			o->variants = STORM_V_WHARF | STORM_V_WHARF1;
+		if (o->variants & STORM_V_CMTIME)
+			return fail(
+				err, errlen,
+				"--clients-at runs the wharf variants only");
+		if (o->kill > 0)
+			return fail(err, errlen,
+				    "--kill needs local clients (no "
+				    "--clients-at)");
 	}
 	if (o->clients > o->conns)
 		return fail(err, errlen, "--clients %u is more than --conns %u",

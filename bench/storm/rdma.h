@@ -37,6 +37,10 @@ void storm_res_shape(struct wharf_qp_res_opts *ro, unsigned conns);
 /* `storm client ADDR PORT FIRST COUNT RATE`: one client process; talks
  * to the parent over stdin/stdout (see client.c). */
 int storm_client_main(int argc, char **argv);
+/* `storm relay PORT TIMEOUT_S` (relay.c): the clients of --clients-at. */
+int storm_relay_main(int argc, char **argv);
+/* Tells the relay at HOST:PORT to exit; 0 or -errno. */
+int storm_relay_quit(const char *hostport);
 
 /* A wharf variant: server in this process, clients as child processes. */
 int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,

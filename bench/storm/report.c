@@ -426,6 +426,8 @@ void storm_json_results(struct storm_json *j, const struct storm_opts *o,
 	storm_json_obj(j, NULL);
 	storm_json_u64(j, "conns", o->conns);
 	storm_json_u64(j, "clients", o->clients);
+	/* 2: the clients on another machine (--clients-at) */
+	storm_json_u64(j, "nodes", o->clients_at ? 2 : 1);
 	storm_json_num(j, "ramp", o->ramp);
 	storm_json_num(j, "reject", o->reject);
 	storm_json_num(j, "kill", o->kill);

@@ -46,8 +46,9 @@ struct storm_opts {
 	const char *png;    /* the image that script draws */
 	const char *addr;   /* server address (IPv4) */
 	const char *cmtime; /* the cmtime binary */
-	unsigned variants;  /* STORM_V_* bits */
-	unsigned timeout_s; /* per variant */
+	const char *clients_at;	    /* HOST:PORT of a relay (relay.c) or NULL */
+	unsigned variants;	    /* STORM_V_* bits */
+	unsigned timeout_s;	    /* per variant */
 	unsigned client_timeout_ms; /* clients' resolve timeouts; 0 = wharf's */
 	unsigned window;	    /* clients' connect window; 0 = wharf's */
 	bool quick;

@@ -18,7 +18,7 @@ void echo_usage(FILE *f)
 		"                  [-C message_count] [-S message_size] "
 		"[-p port] [-T shards]\n"
 		"                  [--ud] [--timeout seconds] "
-		"[--handshake-cap N] [-v]\n"
+		"[--handshake-cap N] [--hold-ms MS] [-v]\n"
 		"\n"
 		"The exchange of rdmacm-utils' ucmatose (RC, default) or, with "
 		"--ud, udaddy,\n"
@@ -40,7 +40,15 @@ void echo_usage(FILE *f)
 		"              server: handshakes a shard runs at once; later "
 		"requests\n"
 		"              wait for room (default: the library's, 1024)\n"
-		"  -v          log progress to stderr\n"
+		"  --hold-ms MS\n"
+		"              server (RC): hold each connection MS ms after "
+		"its exchange\n"
+		"              before disconnecting (default 0), so that a "
+		"fault can be\n"
+		"              timed to meet the disconnects\n"
+		"  -v          log progress to stderr, each line stamped "
+		"with\n"
+		"              CLOCK_MONOTONIC seconds\n"
 		"  -h, --help  this text\n"
 		"\n"
 		"Exit status: 0 when every connection completed its exchange, "
@@ -68,6 +76,7 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 		{"ud", no_argument, NULL, 'u'},
 		{"timeout", required_argument, NULL, 't'},
 		{"handshake-cap", required_argument, NULL, 'H'},
+		{"hold-ms", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -110,6 +119,9 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 			break;
 		case 'H':
 			err = num(optarg, &a->handshake_cap);
+			break;
+		case 'M':
+			err = num(optarg, &a->hold_ms);
 			break;
 		case 'v':
 			a->verbose = true;

@@ -53,6 +53,7 @@ struct echo_args {
 	unsigned shards;  /* -T, 0 = library default */
 	unsigned timeout_s;
 	unsigned handshake_cap; /* --handshake-cap, 0 = library default */
+	unsigned hold_ms;	/* --hold-ms: server, RC */
 	bool ud;
 	bool verbose;
 };
@@ -78,6 +79,7 @@ struct echo_conn {
 	struct ibv_mr *mr;
 	void *buf;
 	struct echo_wr *wrs;
+	struct wharf_timer *hold; /* --hold-ms: the disconnect's delay */
 	/* UD */
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;

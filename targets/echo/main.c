@@ -11,14 +11,19 @@
 
 #include "targets/echo/echo.h"
 
+/* -v: each line stamped with CLOCK_MONOTONIC seconds (the guest's uptime
+ * clock), so that the fault suite times steps without a reader's lag. */
 void echo_log(struct echo *e, const char *fmt, ...)
 {
+	struct timespec now;
 	va_list ap;
 
 	if (!e->a.verbose)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	va_start(ap, fmt);
-	fprintf(stderr, "wharf-echo: ");
+	fprintf(stderr, "wharf-echo: %lld.%03ld ", (long long)now.tv_sec,
+		now.tv_nsec / 1000000);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -156,6 +161,8 @@ static void cleanup_fn(struct wharf_shard *shard, void *arg)
 	sh->poller = NULL;
 	for (ec = sh->conns; ec; ec = next) {
 		next = ec->next;
+		wharf_timer_destroy(ec->hold); /* before its connection */
+		ec->hold = NULL;
 		if (ec->conn)
 			wharf_conn_destroy(ec->conn);
 		ec->conn = NULL;

@@ -60,7 +60,27 @@ static bool is_server(const struct echo *e)
 	return !e->a.dst;
 }
 
-/* Server: both directions done -> disconnect (ucmatose's order). */
+static void disconnect(struct echo_conn *ec)
+{
+	int err;
+
+	if (ec->disconnected)
+		return; /* the client's DREQ came first */
+	echo_log(ec->e, "connection %#llx disconnecting",
+		 (unsigned long long)ec->id);
+	err = wharf_disconnect(ec->conn);
+	if (err)
+		echo_fail(ec->e, "disconnect", err);
+}
+
+static void hold_done(struct wharf_timer *t, void *arg)
+{
+	(void)t;
+	disconnect(arg);
+}
+
+/* Server: both directions done -> disconnect (ucmatose's order), after
+ * --hold-ms. */
 static void server_check(struct echo_conn *ec)
 {
 	struct echo *e = ec->e;
@@ -70,9 +90,19 @@ static void server_check(struct echo_conn *ec)
 	    ec->recvs < e->a.count)
 		return;
 	ec->replied = true;
-	err = wharf_disconnect(ec->conn);
-	if (err)
-		echo_fail(e, "disconnect", err);
+	if (!e->a.hold_ms) {
+		disconnect(ec);
+		return;
+	}
+	err = wharf_timer_create(wharf_conn_shard(ec->conn), hold_done, ec,
+				 &ec->hold);
+	if (!err)
+		err = wharf_timer_arm(ec->hold,
+				      (uint64_t)e->a.hold_ms * 1000000);
+	if (err) {
+		echo_fail(e, "hold timer", err);
+		disconnect(ec);
+	}
 }
 
 /* Client: all established and every message in -> the replies. */
@@ -153,6 +183,8 @@ static void on_disconnected(struct wharf_conn *conn, void *arg)
 		return;
 	e = ec->e;
 	ec->disconnected = true;
+	echo_log(e, "connection %#llx disconnected",
+		 (unsigned long long)ec->id);
 	if (is_server(e))
 		ok = ec->recvs >= e->a.count && ec->sends_done == e->a.count;
 	else

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The fault suite: wharf across two kernels (tools/vm/run.sh --nodes 2)
-# without a fault, through loss, delay, a link flap and the client node's
-# crash.  Runs on both nodes at once, the same case list in lockstep
+# without a fault, through loss, delay, link flaps and the client node's
+# crash; NVMe-oF through a target kill, the target node's crash and a flap
+# (tests/faults/nvmf.sh); docs/faults.md has what each case proves and the
+# times measured.  Runs on both nodes at once, the same case list in lockstep
 # through tools/vm/rendezvous.sh: node a serves (wharf-echo server, -c N),
 # node b connects (wharf-echo client, N connections, 10 messages each),
 # each node puts the case's fault on its own NIC (tools/vm/fault.sh: netem
@@ -22,12 +24,31 @@
 # peer is gone: wharf has no keep-alive, and idle connections end only
 # with the server's own 30 s deadline.
 #
+# flap_disconnect ("disconnect"): the server (wharf-echo --hold-ms) holds
+# each connection 5 s after its exchange before its DREQ, and node b's
+# link goes down for 15 s 2 s after all are established, so the DREQs (or
+# their DREPs) are lost: each connection must end by the server's forced
+# teardown (the listener's disconnect_timeout_ms, 5 s), all N counted as
+# forced_teardowns, each one's DREQ-to-end time (wharf-echo -v's
+# CLOCK_MONOTONIC stamps) between 5 s (the timer cannot fire early) and a
+# loose 10 s.  The client's exchange must complete; it never hears the
+# lost DREQ, so it may end by its own deadline, its attempts accounted.
+#
+# Either node may crash in a case (crash SECS: node b; the NVMe-oF
+# tgt-crash: node a): the node records the case, and when it boots again
+# this script resumes it there (node b: its client is gone; node a: the
+# target starts again on the same file) and goes on with the next one.
+# Each case leaves NAME.wire on both nodes: the NIC's counters, the
+# neighbours, rxe0's port, counters and GIDs at its end.
+#
 # Node a writes gtest-style XML (results/faults.xml, one case each,
 # counted by ./wharf test) and results/faults.json (attempts, outcomes,
 # seconds per case) to its share; each side's logs go beside.
 #
-#   faults.sh [--quick] [CASE...]    (inside run.sh --nodes 2)
-# --quick: fewer connections (20 instead of 50).
+#   faults.sh [--quick] [--all] [CASE...]    (inside run.sh --nodes 2)
+# --quick: fewer connections (20 instead of 50).  --all: the slow cases
+# too (nvmf_tgt_node_crash: a reboot), which run otherwise only when
+# named; ./wharf test runs the rest, ./wharf faults all.
 set -uo pipefail
 
 usage() {
@@ -38,28 +59,45 @@ echo_bin=${WHARF_ECHO:-$top/bazel-bin/targets/echo/wharf-echo}
 rv=$top/tools/vm/rendezvous.sh
 fault=$top/tools/vm/fault.sh
 conns=50
+# flap_disconnect: the server holds each connection this long after its
+# exchange before its DREQ; wharf's disconnect timer (the listener's
+# disconnect_timeout_ms, default 5000) ends what the flap loses.
+disc_hold_ms=5000
+disc_timeout_s=5
+# shellcheck source=tests/faults/nvmf.sh
+source "$top/tests/faults/nvmf.sh"
 
-# The flap comes last: after it node b's connects went unanswered for a
-# minute and more (the next case's too), and the crash reboots node b.
+# The flaps come last: after one, node b's rxe was seen to drop every
+# RoCE packet node a sent it (docs/faults.md), so that its connects went
+# unanswered for minutes; the crash reboots node b.
 # name | expect (all: every exchange completes; accounted: every attempt
 # ends somewhere; server: the client dies, the server accounts for all) |
 # fault: "none" (the baseline), "netem OPTS" on both nodes, "flap SECS"
-# (node b's link down SECS, 1 s after its client starts) or "crash SECS"
-# (node b crashes once all are established, powered off SECS) | messages
-# per connection (default 10) | connections (default: 50, --quick 20).
+# (node b's link down SECS, 1 s after its client starts), "flap-disc SECS"
+# (the same, timed to meet the server's disconnects), "crash SECS" (node
+# b crashes once all are established, powered off SECS), or the NVMe-oF
+# faults of tests/faults/nvmf.sh (expect "nvmf") | messages per connection
+# (default 10) | connections (default: 50, --quick 20) | "slow": only
+# when named or with --all.
 cases=(
 	"clean|all|none"
 	"loss1|all|netem loss 1%"
 	"loss5|all|netem loss 5%"
 	"delay20ms|all|netem delay 20ms 10ms"
 	"crash_client|server|crash 5|10|20"
+	"nvmf_tgt_kill|nvmf|tgt-kill 2"
+	"nvmf_tgt_node_crash|nvmf|tgt-crash 5|||slow"
+	"nvmf_flap|nvmf|flap 3"
+	"flap_disconnect|disconnect|flap-disc 15|10|20"
 	"flap3s|accounted|flap 3"
 )
 
 want=()
+all=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) conns=20 ;;
+	--all) all=1 ;;
 	-h | --help)
 		usage
 		exit 0
@@ -134,6 +172,30 @@ stamp() {
 now() { cut -d' ' -f1 /proc/uptime; }
 secs_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
+# The wire's state on this node, for what a fault left behind: the NIC,
+# the neighbour table, rxe0's port and its counters (packets, retries,
+# errors).  Written at each case's end to RES/NAME.wire.
+wire_state() {
+	{
+		echo "uptime $(now)"
+		ip -s link show dev "$WHARF_NIC"
+		ip neigh show dev "$WHARF_NIC"
+		rdma link show
+		rdma statistic show link rxe0/1 2>&1
+		# Every QP's state, the GSI QP (1, the CM's) among them.
+		rdma res show qp 2>&1
+		# RoCEv2 is UDP: what the stack dropped before rxe saw it.
+		grep '^Udp:' /proc/net/snmp
+		# rxe drops what is not sent to one of its GIDs (the table has
+		# hundreds of entries: one grep, not a process each).
+		grep -H . /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null |
+			grep -v ':0000:0000:0000:0000:0000:0000:0000:0000$' |
+			sed 's|.*/gids/|gid |'
+		grep -H . /sys/class/infiniband/rxe0/ports/1/gid_attrs/types/* \
+			2>/dev/null | sed 's|.*/types/|gid type |'
+	} >"$res/$1.wire" 2>&1
+}
+
 apply() {
 	case "$1" in
 	netem\ *) "$fault" $1 ;;
@@ -154,7 +216,7 @@ client_case() {
 	# 30 s) so that every attempt ends by them.
 	local limit=120
 	[ "$expect" = all ] || limit=45
-	[ "$expect" != server ] || verbose=(-v)
+	[ "$expect" != server ] && [ "$expect" != disconnect ] || verbose=(-v)
 	t0=$(now)
 	timeout -k 5 $((limit + 30)) "$echo_bin" -s "$WHARF_PEER_ADDR" \
 		-c "$n" -C "$count" --timeout "$limit" "${verbose[@]}" \
@@ -163,6 +225,19 @@ client_case() {
 	case "$f" in
 	flap\ *)
 		(sleep 1 && "$fault" link-down "${f#flap }") &
+		fp=$!
+		;;
+	flap-disc\ *)
+		# The exchange takes well under a second; the server holds each
+		# connection disc_hold_ms after it: the link goes down between.
+		# (A deadline, not a count: each grep on the share takes a
+		# while in a loaded guest.)
+		(end=$((SECONDS + 60))
+		while ! grep -q "connections established" "$log"; do
+			[ "$SECONDS" -lt "$end" ] || exit 0
+			sleep 0.1
+		done
+		sleep 2 && "$fault" link-down "${f#flap-disc }") &
 		fp=$!
 		;;
 	crash\ *)
@@ -199,10 +274,11 @@ server_case() {
 	fi
 	# Each line stamped with the seconds since the server started, as it
 	# comes (awk may read its input in blocks).
-	local want_n=$n
+	local want_n=$n extra=()
 	[ "$expect" != server ] || want_n=$((n + 1))
+	[ "$expect" != disconnect ] || extra=(-v --hold-ms "$disc_hold_ms")
 	timeout -k 5 $((limit + 40)) "$echo_bin" -c "$want_n" -C "$count" \
-		--timeout "$limit" 2>&1 | stamp "$t0" >"$log" &
+		--timeout "$limit" "${extra[@]}" 2>&1 | stamp "$t0" >"$log" &
 	local spid=$!
 	for i in $(seq 100); do
 		grep -q listening "$log" && break
@@ -230,6 +306,31 @@ server_case() {
 	else
 		[ "$ca" = ok ] || why+="client: $ca; "
 	fi
+	local recover=-1
+	if [ "$expect" = disconnect ]; then
+		# Every exchange completed before the flap, every disconnect
+		# lost in it: each ends by the server's own forced teardown.
+		[ "$rc" = 0 ] || why+="server exit $rc; "
+		local forced
+		forced=$(outcome "$log" forced_teardowns)
+		[ "$forced" = "$n" ] || why+="forced teardowns $forced of $n; "
+		# Each connection's DREQ until it ended (wharf-echo's -v
+		# stamps): the longest and the shortest.
+		local lo hi
+		read -r lo hi <<<"$(awk '
+			/ disconnecting$/ { d[$5] = $3 }
+			/ disconnected$/ && ($5 in d) { s = $3 - d[$5]; n++
+				if (n == 1 || s < lo) lo = s
+				if (n == 1 || s > hi) hi = s }
+			END { if (!n) print -1, -1
+			else printf "%.1f %.1f\n", lo, hi }' "$log")"
+		recover=$hi
+		# Not before wharf's timer (it cannot fire early); the upper
+		# bound is loose (2x) for a loaded TCG guest.
+		awk -v lo="$lo" -v hi="$hi" -v t="$disc_timeout_s" \
+			'BEGIN { exit !(lo >= t && hi <= 2 * t) }' ||
+			why+="teardowns took $lo-$hi s, not within ${disc_timeout_s}-$((2 * disc_timeout_s)) s; "
+	fi
 	if [ "$expect" = all ]; then
 		[ "$rc" = 0 ] || why+="server exit $rc; "
 		[ "$crc" = 0 ] || why+="client exit $crc; "
@@ -251,10 +352,10 @@ server_case() {
 			why+="never heard of the crash; "
 		fi
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" \
 		"$attempts" "$est" \
 		"$crc" "$rc" "$csec" "$srv_s" "$settled" \
-		"$(outcomes "$cl")" "$(outcomes "$log")" >>"$res/faults.tsv"
+		"$(outcomes "$cl")" "$(outcomes "$log")" "$recover" >>"$res/faults.tsv"
 	printf '%s\t%s\n' "$name" "${why:-ok}" >>"$res/faults.verdicts"
 	printf '%s' "${why:-ok}"
 }
@@ -266,7 +367,7 @@ report() {
 	{
 		n++; name[n] = $1; att[n] = $2; est[n] = $3; crc[n] = $4
 		src[n] = $5; cs[n] = $6; ss[n] = $7; st[n] = $8; co[n] = $9
-		so[n] = $10
+		so[n] = $10; rec[n] = ($11 == "" ? -1 : $11)
 	}
 	END {
 		print "<?xml version=\"1.0\" encoding=\"UTF-8\"?>" > xml
@@ -280,34 +381,52 @@ report() {
 				printf "<failure message=\"%s\"></failure>\n", m > xml
 			}
 			print "</testcase>" > xml
-			printf "%s\n {\"case\": \"%s\", \"attempts\": %d, \"established\": %d, \"client_outcomes\": \"%s\", \"server_outcomes\": \"%s\", \"client_exit\": %d, \"server_exit\": %d, \"client_s\": %s, \"server_s\": %s, \"server_settled_s\": %s, \"verdict\": \"%s\"}", (i > 1 ? "," : ""), name[i], att[i], est[i], co[i], so[i], crc[i], src[i], cs[i], ss[i], st[i], v[name[i]] > json
+			printf "%s\n {\"case\": \"%s\", \"attempts\": %d, \"established\": %d, \"client_outcomes\": \"%s\", \"server_outcomes\": \"%s\", \"client_exit\": %d, \"server_exit\": %d, \"client_s\": %s, \"server_s\": %s, \"server_settled_s\": %s, \"recover_s\": %s, \"verdict\": \"%s\"}", (i > 1 ? "," : ""), name[i], att[i], est[i], co[i], so[i], crc[i], src[i], cs[i], ss[i], st[i], rec[i], v[name[i]] > json
 		}
 		print "</testsuite>\n</testsuites>" > xml
 		print "\n]" > json
 	}' "$res/faults.verdicts" "$res/faults.tsv"
 }
 
+# Node a: prints case NAME's verdict V (and the status turns 1 on a fail).
+verdict() { # name v
+	if [ "$2" = ok ]; then
+		echo "faults: PASS $1 ($(tail -n 1 "$res/faults.tsv" |
+			awk -F'\t' '{ printf "%d attempts, %d established, client %s s", $2, $3, $6
+				if ($11 != -1) printf ", recover %s s", $11 }'))"
+	else
+		echo "faults: FAIL $1: $2"
+		status=1
+	fi
+}
+
 status=0
-# Node b's own record, to resume after its crash: the cases done and the
+# Each node's own record, to resume after its crash: the cases done and the
 # one it crashed in (the other side of that case still waits for it).
 if [ "${WHARF_BOOT:-1}" = 1 ]; then
 	rm -f "$res"/faults.*
 fi
 for c in "${cases[@]}"; do
-	IFS='|' read -r name expect f count n <<<"$c"
+	IFS='|' read -r name expect f count n slow <<<"$c"
 	count=${count:-10}
 	n=${n:-$conns}
 	if [ ${#want[@]} -gt 0 ] && ! printf '%s\n' "${want[@]}" | grep -qxF "$name"; then
 		continue
 	fi
-	if [ "$node" = b ] && grep -qxF "$name" "$res/faults.done" 2>/dev/null; then
+	# A slow case runs when named or with --all (./wharf faults).
+	[ -z "${slow:-}" ] || [ "$all" = 1 ] || [ ${#want[@]} -gt 0 ] || continue
+	if grep -qxF "$name" "$res/faults.done" 2>/dev/null; then
 		continue
 	fi
-	if [ "$node" = b ] && [ "$(cat "$res/faults.crashed" 2>/dev/null)" = "$name" ]; then
-		echo "faults: node b back (boot $WHARF_BOOT) after crashing in $name"
-		"$rv" post "$name.client" "137 0"
-		"$rv" meet "$name.end" 240 || status=1
+	if [ "$(cat "$res/faults.crashed" 2>/dev/null)" = "$name" ]; then
+		echo "faults: node $node back (boot $WHARF_BOOT) after crashing in $name"
 		rm -f "$res/faults.crashed"
+		if [ "$node" = b ]; then
+			"$rv" post "$name.client" "137 0"
+		else
+			verdict "$name" "$(nvmf_target_resume "$name" "$f")"
+		fi
+		"$rv" meet "$name.end" 240 || status=1
 		echo "$name" >>"$res/faults.done"
 		continue
 	fi
@@ -318,22 +437,22 @@ for c in "${cases[@]}"; do
 	}
 	apply "$f"
 	t0=$(now)
-	if [ "$node" = a ]; then
-		v=$(server_case "$name" "$expect" "$count" "$n")
+	if [ "$node" = a ] && [ "$expect" = nvmf ]; then
+		verdict "$name" "$(nvmf_target_case "$name" "$f")"
 		"$fault" clear
-		if [ "$v" = ok ]; then
-			echo "faults: PASS $name ($(tail -n 1 "$res/faults.tsv" |
-				awk -F'\t' '{ printf "%d attempts, %d established, client %s s", $2, $3, $6 }'))"
-		else
-			echo "faults: FAIL $name: $v"
-			status=1
-		fi
+	elif [ "$node" = a ]; then
+		verdict "$name" "$(server_case "$name" "$expect" "$count" "$n")"
+		"$fault" clear
+	elif [ "$expect" = nvmf ]; then
+		nvmf_host_case "$name" "$f"
+		"$fault" clear
 	else
 		client_case "$name" "$expect" "$f" "$count" "$n"
 		"$fault" clear
 	fi
+	wire_state "$name"
 	"$rv" meet "$name.end" 240 || status=1
-	[ "$node" = a ] || echo "$name" >>"$res/faults.done"
+	echo "$name" >>"$res/faults.done"
 done
 [ "$node" = b ] || [ ! -f "$res/faults.tsv" ] || report
 exit "$status"

@@ -108,6 +108,26 @@ TEST(StormOpts, HelpIsNotAnError)
 	EXPECT_TRUE(o.help);
 }
 
+TEST(StormOpts, ClientsAtRunsTheWharfVariantsOnly)
+{
+	storm_opts o;
+	ASSERT_EQ(0, Parse({"--clients-at", "198.18.0.2:7600"}, &o, nullptr));
+	EXPECT_STREQ("198.18.0.2:7600", o.clients_at);
+	EXPECT_EQ(unsigned(STORM_V_WHARF | STORM_V_WHARF1), o.variants);
+	ASSERT_EQ(0, Parse({"--clients-at", "h:1", "--variants", "wharf1"}, &o,
+			   nullptr));
+	EXPECT_EQ(unsigned(STORM_V_WHARF1), o.variants);
+	std::string err;
+	// cmtime's client is local; a killed client would be the relay's.
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--clients-at", "h:1", "--variants", "wharf,cmtime"},
+			&o, &err));
+	EXPECT_NE(std::string::npos, err.find("wharf variants only")) << err;
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--clients-at", "h:1", "--kill", "0.5"}, &o, &err));
+	EXPECT_EQ(-EINVAL, Parse({"--clients-at", "nohostport"}, &o, &err));
+}
+
 TEST(StormOpts, BadValuesAreEinvalWithAMessage)
 {
 	const std::vector<std::vector<std::string>> bad = {
@@ -438,6 +458,21 @@ TEST(StormJson, NestedObjectsArraysAndEscapes)
 		  s);
 }
 
+// storm_json_results() of @n results as a string.
+std::string ResultsJson(const storm_opts &o, const storm_result *rs, size_t n)
+{
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	storm_json j;
+	storm_json_init(&j, f);
+	storm_json_results(&j, &o, rs, n);
+	fclose(f);
+	std::string s(buf, len);
+	free(buf);
+	return s;
+}
+
 TEST(StormJson, ResultsDocumentHasEveryVariant)
 {
 	static storm_result rs[2];
@@ -450,19 +485,12 @@ TEST(StormJson, ResultsDocumentHasEveryVariant)
 	rs[0].out.n[STORM_OUT_ESTABLISHED] = 3;
 	snprintf(rs[1].name, sizeof(rs[1].name), "cmtime");
 	snprintf(rs[1].error, sizeof(rs[1].error), "no table");
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	storm_json j;
-	storm_json_init(&j, f);
-	storm_json_results(&j, &o, rs, 2);
-	fclose(f);
-	std::string s(buf, len);
-	free(buf);
+	std::string s = ResultsJson(o, rs, 2);
 	EXPECT_NE(std::string::npos, s.find("\"name\": \"wharf\""));
 	EXPECT_NE(std::string::npos, s.find("\"established\": 3"));
 	EXPECT_NE(std::string::npos, s.find("\"error\": \"no table\""));
 	EXPECT_NE(std::string::npos, s.find("\"ran\": false"));
+	EXPECT_NE(std::string::npos, s.find("\"nodes\": 1"));
 	// Balanced: as many closers as openers.
 	size_t open = 0, close = 0;
 	for (char c : s) {
@@ -470,6 +498,16 @@ TEST(StormJson, ResultsDocumentHasEveryVariant)
 		close += c == '}' || c == ']';
 	}
 	EXPECT_EQ(open, close);
+}
+
+TEST(StormJson, NodesIsTwoWithRemoteClients)
+{
+	static storm_result rs[1];
+	storm_opts o;
+	storm_opts_init(&o);
+	o.clients_at = "198.18.0.2:7600";
+	std::string s = ResultsJson(o, rs, 0);
+	EXPECT_NE(std::string::npos, s.find("\"nodes\": 2")) << s;
 }
 
 } // namespace

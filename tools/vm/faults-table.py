@@ -4,12 +4,20 @@ as a table: case, attempts, outcomes on each side, the storm's seconds (the
 client's run: every attempt ended), when the server settled (its last
 connection error or early disconnect, else its last line, in seconds since
 it started; in a crash case since node a heard of the crash: the time the
-server took to reclaim every connection), and the verdict.
+server took to reclaim every connection; in an NVMe-oF case the host's
+outage, error recovery to reconnected), the time to recover (NVMe-oF: the
+fault's start to the host's reconnect; flap_disconnect: the longest DREQ
+to forced teardown; "-" where it does not apply), and the verdict.
 
 usage: faults-table.py FAULTS.json
 """
 import json
 import sys
+
+
+def recover(r):
+    v = r.get("recover_s", -1)
+    return "-" if v is None or v < 0 else "%.1f" % v
 
 
 def main():
@@ -19,11 +27,12 @@ def main():
     with open(sys.argv[1]) as f:
         rows = json.load(f)
     head = ("case", "attempts", "client outcomes", "server outcomes",
-            "storm s", "settled s", "verdict")
+            "storm s", "settled s", "recover s", "verdict")
     table = [head] + [(
         r["case"], str(r["attempts"]), r["client_outcomes"],
         r["server_outcomes"], "%.1f" % r["client_s"],
-        "%.1f" % r["server_settled_s"], r["verdict"]) for r in rows]
+        "%.1f" % r["server_settled_s"], recover(r), r["verdict"])
+        for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     for n, row in enumerate(table):
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())

@@ -1,0 +1,302 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # top, res, rv, fault: set by faults.sh
+# tests/faults/nvmf.sh - the fault suite's NVMe-oF cases (sourced by
+# tests/faults/faults.sh, which sets res, rv, fault, node and the helpers
+# now / secs_since): wharf-nvmf-tgt on node a with a file namespace, the
+# Linux kernel host on node b (nvme connect --reconnect-delay=1
+# --ctrl-loss-tmo) running fio randwrite with crc32c verify through the
+# fault.  Faults: "flap SECS" (node b's link down SECS, 3 s into the
+# writes), "tgt-kill SECS" (node a SIGKILLs the target 3 s into the writes
+# and starts it again SECS later on the same port, NQN and file) and
+# "tgt-crash SECS" (node a crashes 3 s into the writes, is booted again
+# SECS later, and the target starts again there).
+#
+# The backing file lives in node a's share (9p, cache=none: each pwrite
+# reaches the host's page cache before the target completes the write),
+# which outlives node a's crash.  So the crash case checks the strong
+# property: every write the host saw acknowledged, before or after the
+# crash, reads back (fio's verify covers the whole write phase), not just
+# that I/O works once the host reconnected.
+#
+# Verdict: fio exit 0 with no error and its verify read back every byte it
+# wrote; the host reconnected at least once (dmesg's "Successfully
+# reconnected") and its controller was live at the end; the target's stats
+# back to ctrls=0 queues=0 reqs=0 held=0 bufs=0 deferred=0 once the host
+# disconnected, and a clean SIGTERM exit.  Times, from node b's kernel log
+# (dmesg): outage, the host's first "starting error recovery" until its
+# last "Successfully reconnected"; recover, the fault's start (link down;
+# node a's word that it kills or crashes, seen within 0.2 s) until then.
+
+nvmf_port=4420
+nvmf_nqn=nqn.2024-01.io.wharf:faults
+# fio: 4 KiB random writes at a fixed rate so that the write phase (size /
+# rate) outlasts the fault and the reconnect, then the verify reads.
+nvmf_size=${WHARF_FAULTS_NVMF_SIZE:-16M}
+nvmf_rate=${WHARF_FAULTS_NVMF_RATE:-1M}
+nvmf_ctrl_loss=120
+# fio's deadline: 16 MiB at 1 MiB/s, the verify, a reconnect after a
+# crash and a reboot take about 80 s.
+nvmf_fio_limit=180
+# Capsules the target must have taken before the fault (the connect and
+# the partition scan take about 25).
+nvmf_before=200
+
+# shellcheck source=bench/nvmf/lib.sh
+prog=faults source "$top/bench/nvmf/lib.sh"
+nvmf_tgt_bin=${WHARF_NVMF_TGT:-$top/bazel-bin/targets/nvmf/wharf-nvmf-tgt}
+
+# Node a: wharf-nvmf-tgt on FILE, logging to LOG; sets tgt_pid.
+nvmf_tgt_up() { # log file
+	nvmf_tgt_start "$1" "$nvmf_tgt_bin" -l "$WHARF_ADDR:$nvmf_port" \
+		-s "$nvmf_nqn" -n "1 file:$2" -A
+}
+
+# Node a: the last stats line of LOG as "key=value" words.
+nvmf_stats() {
+	grep 'wharf-nvmf-tgt: stats' "$1" | tail -n 1 | sed 's/.*stats[^:]*: //'
+}
+
+# Node a: "ok" once the target's counters are back to zero (SIGUSR1, 30 s
+# at most), else what is left.
+nvmf_tgt_zero() { # log
+	local i s
+	for i in $(seq 60); do
+		kill -USR1 "$tgt_pid" 2>/dev/null || {
+			echo "target gone"
+			return
+		}
+		sleep 0.5
+		s=$(nvmf_stats "$1")
+		if tr ' ' '\n' <<<"$s" | grep -qxE \
+			'(ctrls|queues|reqs|held|bufs|deferred)=[1-9][0-9]*'; then
+			continue
+		fi
+		[ -z "$s" ] || {
+			echo ok
+			return
+		}
+	done
+	echo "left: $(tr ' ' '\n' <<<"$s" | grep -E \
+		'^(ctrls|queues|reqs|held|bufs|deferred)=[1-9]' | tr '\n' ' ')"
+}
+
+# Node a: the target's side of case NAME with FAULT, after the target
+# started; resumed here after node a's own crash.  Prints the verdict.
+nvmf_target_finish() { # name fault log t0
+	local name=$1 f=$2 log=$3 t0=$4 cv why="" z rc i
+	cv=$("$rv" wait "$name.client" 400) || cv="125"
+	local crc nrec outage recover state err wb rb hs w0
+	read -r crc nrec outage recover state err wb rb hs <<<"$cv"
+	w0=$(cat "$res/$name.before" 2>/dev/null)
+	z=$(nvmf_tgt_zero "$log")
+	kill -TERM "$tgt_pid" 2>/dev/null
+	for i in $(seq 100); do
+		kill -0 "$tgt_pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -KILL "$tgt_pid" 2>/dev/null && why+="target hung at SIGTERM; "
+	wait "$tgt_pid"
+	rc=$?
+	local created
+	created=$(nvmf_stats "$log" | tr ' ' '\n' | sed -n 's/^ctrls_created=//p')
+	[ "$crc" != 125 ] || why+="host never ran; "
+	if [ "$crc" != 125 ]; then
+		[ "${w0:-0}" -ge "$nvmf_before" ] ||
+			why+="${w0:-0} capsules before the fault, not $nvmf_before (60 s); "
+		[ "$crc" = 0 ] || why+="fio exit $crc; "
+		[ "$err" = 0 ] || why+="fio error $err; "
+		[ "$wb" -gt 0 ] && [ "$wb" = "$rb" ] ||
+			why+="verify read $rb of $wb bytes written; "
+		[ "$nrec" -ge 1 ] || why+="the host never reconnected; "
+		[ "$state" = live ] || why+="host controller $state at the end; "
+		[ "$hs" = gone ] || why+="host controller left after disconnect; "
+	fi
+	[ "$z" = ok ] || why+="target: $z; "
+	[ "$rc" = 0 ] || why+="target exit $rc; "
+	case "$f" in
+	tgt-*) [ "${created:-0}" -ge 1 ] ||
+		why+="no controller on the restarted target; " ;;
+	esac
+	local attempts
+	attempts=$(grep -c 'reconnect attempt\|Successfully reconnected' \
+		"$WHARF_PAIR_SHARE/node-b/results/$name.dmesg" 2>/dev/null)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" \
+		"$((1 + ${attempts:-0}))" "$((1 + ${nrec:-0}))" "$crc" "$rc" \
+		"$(secs_since "$t0")" "$(secs_since "$t0")" "${outage:--1}" \
+		"reconnected ${nrec:-0}, fio wrote $((${wb:-0} / 1048576)) MiB, verified $((${rb:-0} / 1048576)) MiB" \
+		"ctrls_created ${created:-0}" "${recover:--1}" >>"$res/faults.tsv"
+	printf '%s\t%s\n' "$name" "${why:-ok}" >>"$res/faults.verdicts"
+	printf '%s' "${why:-ok}"
+}
+
+# Node a: once the host's fio started, waits (60 s at most) until the
+# target took nvmf_before capsules (the writes are flowing: the fault must
+# meet them), records how many in RES/NAME.before and says "writing".
+nvmf_writing() { # name log
+	local n=0 end s
+	"$rv" wait "$1.started" 120 >/dev/null || return 1
+	end=$((SECONDS + 60))
+	while [ "$SECONDS" -lt "$end" ]; do
+		kill -USR1 "$tgt_pid" 2>/dev/null || break
+		sleep 0.5
+		s=$(nvmf_stats "$2")
+		n=$(tr ' ' '\n' <<<"$s" | sed -n 's/^capsules=//p')
+		[ "${n:-0}" -lt "$nvmf_before" ] || break
+	done
+	echo "${n:-0}" >"$res/$1.before"
+	"$rv" post "$1.writing"
+}
+
+# Node a: the target's side of case NAME; prints the verdict.
+nvmf_target_case() { # name fault
+	local name=$1 f=$2 img=$res/$1.img log=$res/$1.tgt1.log t0
+	t0=$(now)
+	rm -f "$img"
+	truncate -s 64M "$img"
+	# A target that did not start: the host does not run, the verdict
+	# says both.
+	if ! nvmf_tgt_up "$log" "$img" 2>/dev/null; then
+		"$rv" post "$name.listening" fail
+		nvmf_target_finish "$name" "$f" "$log" "$t0"
+		return
+	fi
+	"$rv" post "$name.listening" ok
+	case "$f" in
+	flap\ *) nvmf_writing "$name" "$log" ;;
+	tgt-kill\ *)
+		nvmf_writing "$name" "$log" && sleep 3
+		"$rv" post "$name.fault"
+		"$fault" kill "$tgt_pid"
+		wait "$tgt_pid" 2>/dev/null
+		sleep "${f#tgt-kill }"
+		log=$res/$name.tgt2.log
+		nvmf_tgt_up "$log" "$img" 2>/dev/null
+		"$rv" post "$name.restarted"
+		;;
+	tgt-crash\ *)
+		nvmf_writing "$name" "$log" && sleep 3
+		echo "$name" >"$res/faults.crashed"
+		sync
+		"$rv" post "$name.fault"
+		"$fault" crash "${f#tgt-crash }"
+		;;
+	esac
+	nvmf_target_finish "$name" "$f" "$log" "$t0"
+}
+
+# Node a, booted again after crashing in case NAME: the target again on
+# the same file, then the rest of the case.  Prints the verdict.
+nvmf_target_resume() { # name fault
+	local name=$1 log=$res/$1.tgt2.log
+	nvmf_tgt_up "$log" "$res/$name.img" 2>/dev/null
+	"$rv" post "$name.restarted"
+	nvmf_target_finish "$name" "$2" "$log" "$(now)"
+}
+
+# Node b: the controller (nvmeN) connected to the case's NQN, or nothing.
+nvmf_ctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$nvmf_nqn" ] || continue
+		basename "$c"
+		return 0
+	done
+	return 1
+}
+
+# Node b: the host's side of case NAME with FAULT.
+nvmf_host_case() { # name fault
+	local name=$1 f=$2 log=$res/$1.host.log ctrl="" dev="" i
+	: >"$log"
+	if [ "$("$rv" wait "$name.listening" 60)" != ok ]; then
+		"$rv" post "$name.client" 125
+		return
+	fi
+	modprobe -a nvme_rdma nvme_fabrics
+	# A controller an earlier case could not delete would take this
+	# case's connect ("already connected"): delete it first, and say so.
+	if nvmf_ctrl >/dev/null; then
+		echo "faults: $name: a controller left from before" >>"$log"
+		timeout 120 nvme disconnect -n "$nvmf_nqn" >>"$log" 2>&1
+	fi
+	local base
+	base=$(dmesg | wc -l)
+	timeout 60 nvme connect -t rdma -a "$WHARF_PEER_ADDR" -s "$nvmf_port" \
+		-n "$nvmf_nqn" --reconnect-delay=1 \
+		--ctrl-loss-tmo="$nvmf_ctrl_loss" >>"$log" 2>&1
+	for i in $(seq 100); do
+		ctrl=$(nvmf_ctrl) && dev=$(nvmf_dev_of "$nvmf_nqn") &&
+			[ -b "$dev" ] && break
+		dev=""
+		sleep 0.1
+	done
+	if [ -z "$dev" ]; then
+		echo "faults: no block device for $nvmf_nqn" >>"$log"
+		"$rv" post "$name.client" 125
+		return
+	fi
+	# The fault's start on this node's clock (the kernel's, dmesg's):
+	# node a's word that it kills or crashes, seen within 0.2 s.
+	rm -f "$res/$name.fault_t"
+	case "$f" in
+	tgt-*)
+		("$rv" wait "$name.fault" 300 >/dev/null &&
+			now >"$res/$name.fault_t") &
+		;;
+	esac
+	timeout -k 5 "$nvmf_fio_limit" fio --name="$name" --filename="$dev" \
+		--ioengine=libaio --direct=1 --bs=4k --iodepth=16 \
+		--rw=randwrite --size="$nvmf_size" --rate="$nvmf_rate" \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 \
+		--output-format=json --output="$res/$name.fio.json" >>"$log" 2>&1 &
+	local fpid=$!
+	"$rv" post "$name.started"
+	case "$f" in
+	flap\ *)
+		# Node a says when its target has taken writes.
+		"$rv" wait "$name.writing" 200 >/dev/null
+		sleep 2
+		now >"$res/$name.fault_t"
+		"$fault" link-down "${f#flap }"
+		;;
+	esac
+	wait "$fpid"
+	local rc=$?
+	local state
+	state=$(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null || echo gone)
+	timeout 60 nvme disconnect -n "$nvmf_nqn" >>"$log" 2>&1
+	local hs=gone
+	for i in $(seq 100); do
+		[ -e "/sys/class/nvme/$ctrl" ] || break
+		sleep 0.1
+	done
+	[ ! -e "/sys/class/nvme/$ctrl" ] || hs=left
+	wait
+	dmesg | tail -n +"$((base + 1))" >"$res/$name.dmesg"
+	local nrec err wb rb
+	nrec=$(grep -c 'Successfully reconnected' "$res/$name.dmesg")
+	read -r err wb rb <<<"$(python3 -c '
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))["jobs"][0]
+    print(j["error"], j["write"]["io_bytes"], j["read"]["io_bytes"])
+except Exception:
+    print(-1, 0, 0)' "$res/$name.fio.json")"
+	# From the kernel's log: outage, its first "starting error recovery"
+	# until its last "Successfully reconnected"; recover, the fault's
+	# start until then.
+	local outage recover
+	read -r outage recover <<<"$(awk -v f="$(cat "$res/$name.fault_t" \
+		2>/dev/null || echo -1)" '
+		{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
+		/starting error recovery/ && d == "" { d = t }
+		/Successfully reconnected/ { l = t }
+		END {
+			if (l == "" || d == "") { print -1, -1; exit }
+			printf "%.1f %.1f\n", l - d, (f < 0 ? -1 : l - f)
+		}' "$res/$name.dmesg")"
+	echo "faults: $name: fio exit $rc, reconnected $nrec, outage $outage s," \
+		"recover $recover s, state $state" >>"$log"
+	"$rv" post "$name.client" \
+		"$rc $nrec $outage $recover $state $err $wb $rb $hs"
+}
