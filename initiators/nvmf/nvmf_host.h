@@ -169,6 +169,11 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
  */
 int wharf_nvmf_host_disconnect(struct wharf_nvmf_host *host);
 
+/** ONCS bit: the controller takes Dataset Management. */
+#define WHARF_NVMF_HOST_ONCS_DSM (1u << 2)
+/** ONCS bit: the controller takes Write Zeroes. */
+#define WHARF_NVMF_HOST_ONCS_WRITE_ZEROES (1u << 3)
+
 /** What the controller reported and the host negotiated. */
 struct wharf_nvmf_host_info {
 	/** sizeof(struct wharf_nvmf_host_info) as compiled by the caller. */
@@ -205,8 +210,8 @@ struct wharf_nvmf_host_info {
 	char subnqn[257];
 	/** Active namespaces found (wharf_nvmf_host_ns()). */
 	unsigned nr_ns;
-	/** Identify Controller ONCS: optional NVM commands (bit 2 Dataset
-	 * Management, bit 3 Write Zeroes, ...). */
+	/** Identify Controller ONCS: optional NVM commands
+	 * (WHARF_NVMF_HOST_ONCS_*). */
 	uint16_t oncs;
 };
 

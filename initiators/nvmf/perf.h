@@ -48,6 +48,9 @@ struct perf_args {
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	       size_t errlen);
 const char *perf_pattern_name(enum perf_pattern p);
+/* A decimal number with an optional k / m suffix (KiB, MiB), at most
+ * @max: 0, or -EINVAL.  wharf-nbd shares it. */
+int perf_num(const char *s, uint64_t max, uint64_t *out);
 extern const char perf_usage[];
 
 #ifdef __cplusplus

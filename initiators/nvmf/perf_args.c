@@ -53,7 +53,7 @@ const char *perf_pattern_name(enum perf_pattern p)
 	return "?";
 }
 
-static int num(const char *s, uint64_t max, uint64_t *out)
+int perf_num(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -129,20 +129,20 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 		} else if (!strcmp(o, "--traddr")) {
 			a->traddr = v;
 		} else if (!strcmp(o, "--trsvcid")) {
-			bad = num(v, 65535, &n);
+			bad = perf_num(v, 65535, &n);
 			a->trsvcid = v;
 		} else if (!strcmp(o, "--subnqn")) {
 			a->subnqn = v;
 		} else if (!strcmp(o, "--hostnqn")) {
 			a->hostnqn = v;
 		} else if (!strcmp(o, "--nsid")) {
-			bad = num(v, 0xFFFFFFFEu, &n) || n == 0;
+			bad = perf_num(v, 0xFFFFFFFEu, &n) || n == 0;
 			a->nsid = (uint32_t)n;
 		} else if (!strcmp(o, "--qd")) {
-			bad = num(v, 1024, &n) || n == 0;
+			bad = perf_num(v, 1024, &n) || n == 0;
 			a->qd = (unsigned)n;
 		} else if (!strcmp(o, "--io-size")) {
-			bad = num(v, 16u << 20, &n) || n < 512;
+			bad = perf_num(v, 16u << 20, &n) || n < 512;
 			a->io_size = (uint32_t)n;
 		} else if (!strcmp(o, "--pattern")) {
 			if (!strcmp(v, "read"))
@@ -156,10 +156,10 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 			else
 				bad = 1;
 		} else if (!strcmp(o, "--time")) {
-			bad = num(v, 86400, &n) || n == 0;
+			bad = perf_num(v, 86400, &n) || n == 0;
 			a->time_s = (unsigned)n;
 		} else if (!strcmp(o, "--queues")) {
-			bad = num(v, 1024, &n) || n == 0;
+			bad = perf_num(v, 1024, &n) || n == 0;
 			a->queues = (unsigned)n;
 		} else if (!strcmp(o, "--cpus")) {
 			bad = parse_cpus(v, a);
@@ -173,7 +173,7 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 			else
 				bad = 1;
 		} else if (!strcmp(o, "--shards")) {
-			bad = num(v, 1024, &n) || n == 0;
+			bad = perf_num(v, 1024, &n) || n == 0;
 			a->shards = (unsigned)n;
 		} else {
 			snprintf(err, errlen, "unknown option %s", o);
