@@ -10,10 +10,12 @@
  *
  * The driver requires every NBD_SET_SOCK to come from the task (thread)
  * that set the device up, and NBD_DO_IT blocks until the device
- * disconnects, so one thread does all of it: open, NBD_SET_BLKSIZE,
- * NBD_SET_SIZE_BLOCKS, NBD_SET_TIMEOUT, NBD_SET_FLAGS, a socketpair and
- * NBD_SET_SOCK per connection, report to the main thread, NBD_DO_IT,
- * then NBD_CLEAR_SOCK and a write to the done eventfd.  The main thread
+ * disconnects, so one thread does all of it: open, a socketpair and
+ * NBD_SET_SOCK per connection (the first one fails with EBUSY on a device
+ * another task owns: nothing else is touched then, and above all no
+ * NBD_CLEAR_SOCK, which would disconnect it), NBD_SET_BLKSIZE,
+ * NBD_SET_SIZE_BLOCKS, NBD_SET_TIMEOUT, NBD_SET_FLAGS, report to the main
+ * thread, NBD_DO_IT, then NBD_CLEAR_SOCK and a write to the done eventfd.  The main thread
  * ends it with NBD_DISCONNECT (the driver sends NBD_CMD_DISC on every
  * connection; the server closes its ends; NBD_DO_IT returns).
  */
@@ -21,6 +23,7 @@
 #include <fcntl.h>
 #include <linux/nbd.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +51,7 @@ struct nbd_kdev {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	bool owned; /* an NBD_SET_SOCK succeeded: clear it on failure */
 	bool reported, finished;
 	int rc;
 	char err[512];
@@ -94,18 +98,8 @@ static int setup(struct nbd_kdev *k, int *sfds)
 			 pid_path);
 		return -EBUSY;
 	}
-	if (ioctl(k->fd, NBD_SET_BLKSIZE, (unsigned long)k->block) < 0 ||
-	    ioctl(k->fd, NBD_SET_SIZE_BLOCKS, (unsigned long)k->nblocks) < 0 ||
-	    (k->timeout_s &&
-	     ioctl(k->fd, NBD_SET_TIMEOUT, (unsigned long)k->timeout_s) < 0) ||
-	    ioctl(k->fd, NBD_SET_FLAGS, (unsigned long)k->tflags) < 0) {
-		int e = errno;
-
-		snprintf(k->err, sizeof(k->err), "%s: setting the size: %s%s",
-			 k->path, strerror(e),
-			 e == EBUSY ? " (the device is in use)" : "");
-		return -e;
-	}
+	/* The sockets first: the first NBD_SET_SOCK fails with EBUSY on a
+	 * device another task set up, before we changed anything. */
 	for (i = 0; i < k->nconn; i++) {
 		int sk[2];
 
@@ -128,6 +122,21 @@ static int setup(struct nbd_kdev *k, int *sfds)
 					    : "");
 			return -e;
 		}
+		/* The driver's setup task is now this thread: ours to
+		 * clear on failure. */
+		k->owned = true;
+	}
+	if (ioctl(k->fd, NBD_SET_BLKSIZE, (unsigned long)k->block) < 0 ||
+	    ioctl(k->fd, NBD_SET_SIZE_BLOCKS, (unsigned long)k->nblocks) < 0 ||
+	    (k->timeout_s &&
+	     ioctl(k->fd, NBD_SET_TIMEOUT, (unsigned long)k->timeout_s) < 0) ||
+	    ioctl(k->fd, NBD_SET_FLAGS, (unsigned long)k->tflags) < 0) {
+		int e = errno;
+
+		snprintf(k->err, sizeof(k->err), "%s: setting the size: %s%s",
+			 k->path, strerror(e),
+			 e == EBUSY ? " (the device is in use)" : "");
+		return -e;
 	}
 	return 0;
 }
@@ -153,7 +162,10 @@ static void *kthread(void *arg)
 
 	if (rc) {
 		if (k->fd >= 0) {
-			ioctl(k->fd, NBD_CLEAR_SOCK);
+			/* Never NBD_CLEAR_SOCK a device someone else set up:
+			 * that would disconnect it. */
+			if (k->owned)
+				ioctl(k->fd, NBD_CLEAR_SOCK);
 			close(k->fd);
 			k->fd = -1;
 		}
@@ -201,8 +213,9 @@ int nbd_kdev_start(const char *path, const struct nbd_srv *s, unsigned nconn,
 {
 	struct nbd_kdev *k = calloc(1, sizeof(*k));
 	pthread_condattr_t ca;
+	sigset_t all, old;
 	struct timespec ts;
-	int rc = 0;
+	int rc;
 
 	if (strlen(path) >= sizeof(k->path)) {
 		snprintf(err, errlen, "%s: path too long", path);
@@ -232,7 +245,13 @@ int nbd_kdev_start(const char *path, const struct nbd_srv *s, unsigned nconn,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&k->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	if (pthread_create(&k->thread, NULL, kthread, k)) {
+	/* No signal may reach NBD_DO_IT: the driver would drop the
+	 * device. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&k->thread, NULL, kthread, k);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
 		snprintf(err, errlen, "pthread_create failed");
 		kdev_free(k);
 		return -EAGAIN;

@@ -5,10 +5,13 @@
  * options, `--help` the text, nbd_conn.c the data path).
  *
  * The main thread owns the setup and the teardown and otherwise sleeps
- * in poll(2) on a signalfd (SIGINT / SIGTERM: stop; SIGUSR1: the stats
- * line) and, by mode, the kernel thread's done eventfd or the listening
- * socket.  Every signal is blocked in every thread, so NBD_DO_IT and the
- * shards never see one.  Every wait of the teardown has a deadline.
+ * in poll(2) on a self-pipe the signal handler writes (SIGINT / SIGTERM:
+ * stop; SIGUSR1: the stats line) and, by mode, the kernel thread's done
+ * eventfd or the listening socket.  The signals are blocked in every
+ * thread but the main one (a signal in NBD_DO_IT's thread would make the
+ * driver drop the device); should a library thread leave them unblocked,
+ * the handler still only writes to the pipe.  Every wait of the teardown
+ * has a deadline.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -19,7 +22,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,18 +74,54 @@ static void print_stats(const char *when)
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
-/* A signal from @sfd: 1 to stop, 0 otherwise. */
+static int sig_pipe[2] = {-1, -1};
+
+static void on_sig(int sig)
+{
+	uint8_t b = (uint8_t)sig;
+	int e = errno;
+
+	if (write(sig_pipe[1], &b, 1) < 0) {
+		/* full: a signal is pending already */
+	}
+	errno = e;
+}
+
+/* The signals from @sfd (the pipe): 1 to stop, 0 otherwise. */
 static int on_signal(int sfd)
 {
-	struct signalfd_siginfo si;
+	uint8_t b[16];
+	ssize_t n = read(sfd, b, sizeof(b));
+	int stop = 0;
 
-	if (read(sfd, &si, sizeof(si)) != sizeof(si))
-		return 0;
-	if (si.ssi_signo == SIGUSR1) {
-		print_stats("");
-		return 0;
+	for (ssize_t i = 0; i < n; i++) {
+		if (b[i] == SIGUSR1)
+			print_stats("");
+		else
+			stop = 1;
 	}
-	return 1;
+	return stop;
+}
+
+/* Handlers on a self-pipe; the signals blocked (threads created from now
+ * on inherit that) until unblock_signals(). */
+static int setup_signals(sigset_t *set)
+{
+	struct sigaction sa = {.sa_handler = on_sig, .sa_flags = SA_RESTART};
+
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGUSR1);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	pthread_sigmask(SIG_BLOCK, set, NULL);
+	return 0;
 }
 
 static uint64_t now_ms(void)
@@ -327,19 +366,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* Before any thread exists: every thread inherits the mask. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	sigdelset(&set, SIGPIPE);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	rc = setup_signals(&set);
 	wharf_ctx_opts_init(&co);
 	co.nshards = a.shards;
-	rc = sfd < 0 ? -errno : wharf_ctx_create(&co, &ctx);
+	if (!rc)
+		rc = wharf_ctx_create(&co, &ctx);
 	if (!rc)
 		rc = wharf_cm_create(ctx, NULL, &cm);
+	/* The shards exist; the kernel thread blocks everything itself. */
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	sfd = sig_pipe[0];
 	if (rc) {
 		fprintf(stderr, "%s: context: %s\n", prog, strerror(-rc));
 		rc = 2;
@@ -381,8 +417,6 @@ out:
 	for (unsigned i = 0; i < cs.n; i++)
 		nbd_conn_free(cs.v[i]);
 	free(cs.v);
-	if (sfd >= 0)
-		close(sfd);
 	freeaddrinfo(ai);
 	return rc;
 }
