@@ -50,6 +50,11 @@ const char nbd_usage[] =
 int nbd_parse(int argc, char **argv, struct nbd_args *a, char *err,
 	      size_t errlen)
 {
+	const struct perf_ctrl_opts co = {
+		&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn,
+		&a->nsid,   &a->queues,	 &a->shards,
+	};
+
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
 	a->nsid = 1;
@@ -72,27 +77,11 @@ int nbd_parse(int argc, char **argv, struct nbd_args *a, char *err,
 		} else if (!v) {
 			snprintf(err, errlen, "%s: missing value", o);
 			return -EINVAL;
-		} else if (!strcmp(o, "--traddr")) {
-			a->traddr = v;
-		} else if (!strcmp(o, "--trsvcid")) {
-			bad = perf_num(v, 65535, &n);
-			a->trsvcid = v;
-		} else if (!strcmp(o, "--subnqn")) {
-			a->subnqn = v;
-		} else if (!strcmp(o, "--hostnqn")) {
-			a->hostnqn = v;
-		} else if (!strcmp(o, "--nsid")) {
-			bad = perf_num(v, 0xFFFFFFFEu, &n) || n == 0;
-			a->nsid = (uint32_t)n;
-		} else if (!strcmp(o, "--queues")) {
-			bad = perf_num(v, 1024, &n) || n == 0;
-			a->queues = (unsigned)n;
+		} else if (perf_ctrl_opt(&co, o, v, &bad)) {
+			/* parsed */
 		} else if (!strcmp(o, "--queue-size")) {
 			bad = perf_num(v, 65536, &n) || n < 2;
 			a->queue_size = (uint32_t)n;
-		} else if (!strcmp(o, "--shards")) {
-			bad = perf_num(v, 1024, &n) || n == 0;
-			a->shards = (unsigned)n;
 		} else if (!strcmp(o, "--max-io-size")) {
 			bad = perf_num(v, 16u << 20, &n) || n < 4096;
 			a->max_io_size = (uint32_t)n;

@@ -24,8 +24,8 @@
  * A piece the queue has no slot for (-EAGAIN) waits on the connection's
  * list and is retried after the next completion.  The reply goes out
  * when the last piece completes, in completion order (NBD matches
- * replies by handle).  More than MAX_INFLIGHT requests in flight stop
- * the reading until one finishes.
+ * replies by handle).  More than MAX_INFLIGHT requests in flight, or
+ * MAX_HELD bytes of their buffers, stop the reading until one finishes.
  *
  * Replies are queued and written with writev(); a short write leaves the
  * rest queued and watches for POLLOUT.  EOF, a socket error, a bad magic
@@ -49,6 +49,7 @@
 #include "initiators/nbd/nbd.h"
 
 #define MAX_INFLIGHT 256u
+#define MAX_HELD     (64ull << 20) /* payload bytes buffered per connection */
 #define READ_BUDGET  64u	   /* requests per readiness callback */
 #define RANGE_BLOCKS 0xFFFFFFFFull /* blocks per DSM range */
 #define RETRY_NS     1000000ull	   /* a full queue is retried after 1 ms */
@@ -81,6 +82,7 @@ struct nbd_conn {
 	uint64_t pay_got;
 	bool discard;	   /* cur's payload is read into nothing */
 	unsigned inflight; /* requests read and not yet replied or dropped */
+	uint64_t held;	   /* bytes of their data buffers */
 	struct nreq *wait_head, *wait_tail;
 	struct nreq *tx_head, *tx_tail;
 	bool draining; /* no more reading; close once all is sent */
@@ -122,8 +124,18 @@ static enum nbd_kind kind(uint16_t type)
 
 static void req_free(struct nreq *q)
 {
+	if (q->data)
+		q->c->held -= q->r.len;
 	free(q->data);
 	free(q);
+}
+
+/* Whether to read more requests now: not past MAX_INFLIGHT requests or
+ * MAX_HELD bytes of buffers (a client cannot make us allocate more). */
+static bool may_read(const struct nbd_conn *c)
+{
+	return !c->dead && !c->draining && c->inflight < MAX_INFLIGHT &&
+	       c->held < MAX_HELD;
 }
 
 /* Closes the socket and reports the connection gone once nothing is in
@@ -458,6 +470,8 @@ static void got_header(struct nbd_conn *c)
 		if (!q->data)
 			q->err = NBDP_ENOMEM;
 	}
+	if (q->data)
+		c->held += q->r.len;
 	if (q->r.type == NBDP_CMD_WRITE && q->r.len) {
 		/* Its payload next, into the buffer or (refused, or
 		 * --null-io) into nothing. */
@@ -519,7 +533,7 @@ static void update_events(struct nbd_conn *c)
 
 	if (!c->watch)
 		return;
-	if (!c->dead && !c->draining && c->inflight < MAX_INFLIGHT)
+	if (may_read(c))
 		ev |= WHARF_WATCH_IN;
 	if (!c->dead && c->tx_head)
 		ev |= WHARF_WATCH_OUT;
@@ -539,8 +553,7 @@ static void on_ready(struct wharf_watch *w, int fd, uint32_t events, void *arg)
 	    (events & (WHARF_WATCH_ERR | WHARF_WATCH_HUP))) {
 		unsigned budget = READ_BUDGET * 2;
 
-		while (!c->dead && !c->draining && c->inflight < MAX_INFLIGHT &&
-		       budget--)
+		while (may_read(c) && budget--)
 			if (!read_some(c))
 				break;
 		if ((events & (WHARF_WATCH_ERR | WHARF_WATCH_HUP)) &&

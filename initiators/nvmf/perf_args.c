@@ -96,9 +96,43 @@ static int parse_cpus(const char *v, struct perf_args *a)
 	return a->ncpus == 0;
 }
 
+int perf_ctrl_opt(const struct perf_ctrl_opts *c, const char *o, const char *v,
+		  int *bad)
+{
+	uint64_t n = 0;
+
+	if (!strcmp(o, "--traddr")) {
+		*c->traddr = v;
+	} else if (!strcmp(o, "--trsvcid")) {
+		*bad = perf_num(v, 65535, &n);
+		*c->trsvcid = v;
+	} else if (!strcmp(o, "--subnqn")) {
+		*c->subnqn = v;
+	} else if (!strcmp(o, "--hostnqn")) {
+		*c->hostnqn = v;
+	} else if (!strcmp(o, "--nsid")) {
+		*bad = perf_num(v, 0xFFFFFFFEu, &n) || n == 0;
+		*c->nsid = (uint32_t)n;
+	} else if (!strcmp(o, "--queues")) {
+		*bad = perf_num(v, 1024, &n) || n == 0;
+		*c->queues = (unsigned)n;
+	} else if (!strcmp(o, "--shards")) {
+		*bad = perf_num(v, 1024, &n) || n == 0;
+		*c->shards = (unsigned)n;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	       size_t errlen)
 {
+	const struct perf_ctrl_opts co = {
+		&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn,
+		&a->nsid,   &a->queues,	 &a->shards,
+	};
+
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
 	a->nsid = 1;
@@ -126,18 +160,8 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 		} else if (!v) {
 			snprintf(err, errlen, "%s: missing value", o);
 			return -EINVAL;
-		} else if (!strcmp(o, "--traddr")) {
-			a->traddr = v;
-		} else if (!strcmp(o, "--trsvcid")) {
-			bad = perf_num(v, 65535, &n);
-			a->trsvcid = v;
-		} else if (!strcmp(o, "--subnqn")) {
-			a->subnqn = v;
-		} else if (!strcmp(o, "--hostnqn")) {
-			a->hostnqn = v;
-		} else if (!strcmp(o, "--nsid")) {
-			bad = perf_num(v, 0xFFFFFFFEu, &n) || n == 0;
-			a->nsid = (uint32_t)n;
+		} else if (perf_ctrl_opt(&co, o, v, &bad)) {
+			/* parsed */
 		} else if (!strcmp(o, "--qd")) {
 			bad = perf_num(v, 1024, &n) || n == 0;
 			a->qd = (unsigned)n;
@@ -158,9 +182,6 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 		} else if (!strcmp(o, "--time")) {
 			bad = perf_num(v, 86400, &n) || n == 0;
 			a->time_s = (unsigned)n;
-		} else if (!strcmp(o, "--queues")) {
-			bad = perf_num(v, 1024, &n) || n == 0;
-			a->queues = (unsigned)n;
 		} else if (!strcmp(o, "--cpus")) {
 			bad = parse_cpus(v, a);
 		} else if (!strcmp(o, "--poll")) {
@@ -172,9 +193,6 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 				a->poll = 2;
 			else
 				bad = 1;
-		} else if (!strcmp(o, "--shards")) {
-			bad = perf_num(v, 1024, &n) || n == 0;
-			a->shards = (unsigned)n;
 		} else {
 			snprintf(err, errlen, "unknown option %s", o);
 			return -EINVAL;

@@ -34,9 +34,12 @@
 #include "tests/guest/guest_env.h"
 #include "tests/guest/guest_proc.h"
 #include "tests/guest/nvmf_guest_util.h"
+#include "tests/unit/nbd_wire_util.h"
 
 namespace
 {
+
+using namespace nbd_wire;
 
 using namespace nvmf_guest;
 using wharf_guest::Clock;
@@ -321,22 +324,6 @@ INSTANTIATE_TEST_SUITE_P(Targets, Nbd, ::testing::ValuesIn(kTargets),
 
 // ---- socket mode: an NBD client ----------------------------------------
 
-using Bytes = std::vector<uint8_t>;
-
-void Put(Bytes *b, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--)
-		b->push_back((uint8_t)(v >> (8 * i)));
-}
-
-uint64_t Get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 struct Client {
 	int fd = -1;
 	~Client()
@@ -443,17 +430,6 @@ struct Client {
 		return err;
 	}
 };
-
-Bytes GoPayload(const std::string &name, std::vector<uint16_t> reqs)
-{
-	Bytes p;
-	Put(&p, name.size(), 4);
-	p.insert(p.end(), name.begin(), name.end());
-	Put(&p, reqs.size(), 2);
-	for (uint16_t r : reqs)
-		Put(&p, r, 2);
-	return p;
-}
 
 class NbdSocket : public Nbd
 {

@@ -12,27 +12,15 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/nbd_wire_util.h"
+
 #include "initiators/nbd/nbd_args.h"
 #include "initiators/nbd/nbd_proto.h"
 
 namespace
 {
 
-using Bytes = std::vector<uint8_t>;
-
-void Put(Bytes *b, uint64_t v, int n)
-{
-	for (int i = n - 1; i >= 0; i--)
-		b->push_back((uint8_t)(v >> (8 * i)));
-}
-
-uint64_t Get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
+using namespace nbd_wire;
 
 const uint16_t kFlags =
 	NBDP_TFLAG_HAS_FLAGS | NBDP_TFLAG_SEND_FLUSH | NBDP_TFLAG_SEND_TRIM;
@@ -89,17 +77,6 @@ std::vector<std::pair<uint32_t, Bytes>> Replies(const Bytes &b, uint32_t opt)
 	}
 	EXPECT_EQ(at, b.size());
 	return r;
-}
-
-Bytes GoPayload(const std::string &name, std::vector<uint16_t> reqs)
-{
-	Bytes p;
-	Put(&p, name.size(), 4);
-	p.insert(p.end(), name.begin(), name.end());
-	Put(&p, reqs.size(), 2);
-	for (uint16_t r : reqs)
-		Put(&p, r, 2);
-	return p;
 }
 
 TEST(NbdProto, GreetingAndClientFlags)
