@@ -7,9 +7,9 @@
 # namespace, one shard on CPU 0) and nvmet-rdma (brd /dev/ram0), all in
 # one guest boot.  A third run per case puts wharf-nbd in --null-io mode
 # (every request answered without an NVMe command): the NBD path alone.
-# wharf-nbd starts afresh for each run, so its CPU time at exit (user +
-# system, from its stats line) divided by the requests it served is the
-# CPU it spent per request.
+# wharf-nbd starts afresh for each run; its CPU time (user + system)
+# between two SIGUSR1 stats lines around the fio run, divided by the
+# requests served in between, is the CPU it spent per request.
 # Prints per case IOPS and average latency of the three, the nbd / kernel
 # IOPS and latency ratios and wharf-nbd's CPU us per request (with and
 # without NVMe); a summary line per target.
@@ -70,10 +70,22 @@ nvmf_modules ram
 modprobe nbd
 log "wharf-nvmf-tgt $tgt, wharf-nbd $nbd, ${runtime}s runs"
 
+# SIGUSR1 to wharf-nbd and its stats line (the Nth one) once printed.
+nbd_stats() { # n
+	kill -USR1 "$nbd_pid"
+	for _ in $(seq 1 100); do
+		[ "$(grep -c "stats: " "$work/nbd.log")" -ge "$1" ] && break
+		sleep 0.1
+	done
+	grep "stats: " "$work/nbd.log" | sed -n "$1p"
+}
+
 # wharf-nbd on /dev/nbd0 for NQN at PORT (extra options after), fio RW QD
-# on it, wharf-nbd stopped -> "IOPS AVG_US P99_US CPU_US_PER_REQ".
+# on it, wharf-nbd stopped -> "IOPS AVG_US P99_US CPU_US_PER_REQ": the
+# CPU time between two SIGUSR1 stats lines around the fio run (the
+# connect and disconnect left out) over the requests served between them.
 nbd_run() { # nqn port rw qd [wharf-nbd options]
-	local nqn=$1 port=$2 rw=$3 qd=$4 r
+	local nqn=$1 port=$2 rw=$3 qd=$4 r s0 s1
 	shift 4
 	"$nbd" --traddr "$nvmf_addr" --trsvcid "$port" --subnqn "$nqn" \
 		--hostnqn "$hostnqn" --device /dev/nbd0 --queues 1 --shards 1 \
@@ -88,21 +100,26 @@ nbd_run() { # nqn port rw qd [wharf-nbd options]
 		cat "$work/nbd.log" >&2
 		return 1
 	}
+	sleep 1 # the kernel's partition scan
+	s0=$(nbd_stats 1)
 	r=$(nvmf_fio /dev/nbd0 "$rw" "$qd" "$runtime" "$work")
+	s1=$(nbd_stats 2)
 	kill -TERM "$nbd_pid"
 	wait "$nbd_pid" || {
 		cat "$work/nbd.log" >&2
 		return 1
 	}
 	nbd_pid=
-	awk -v r="$r" '/stats at exit/ {
+	printf '%s\n%s\n' "$s0" "$s1" | awk -v r="$r" '{
 		for (i = 1; i <= NF; i++) {
 			split($i, kv, "=")
-			v[kv[1]] = kv[2]
+			v[NR, kv[1]] = kv[2]
 		}
-		n = v["reads"] + v["writes"]
-		printf "%s %.1f\n", r, n ? (v["cpu_user_s"] + v["cpu_sys_s"]) * 1e6 / n : 0
-	}' "$work/nbd.log"
+	} END {
+		n = v[2, "reads"] + v[2, "writes"] - v[1, "reads"] - v[1, "writes"]
+		c = v[2, "cpu_user_s"] + v[2, "cpu_sys_s"] - v[1, "cpu_user_s"] - v[1, "cpu_sys_s"]
+		printf "%s %.1f\n", r, n ? c * 1e6 / n : 0
+	}'
 }
 
 printf '%-6s %-10s %3s %9s %9s %6s %8s %8s %6s %9s %9s %8s %8s\n' target \
@@ -128,8 +145,8 @@ measure() { # label nqn port
 			printf '%-6s %-10s %3s %9.0f %9.0f %5sx %8.1f %8.1f %5sx %9.0f %9.1f %8s %8s\n' \
 				"$1" $rw "$qd" "$ki" "$ni" "$ratio" "$ka" "$na" \
 				"$lr" "$zi" "$za" "$nc" "$zc"
-			min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
-			max=$(awk -v a="$ratio" -v b="${max:-0}" 'BEGIN {print a > b ? a : b}')
+			min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print (a < b) ? a : b}')
+			max=$(awk -v a="$ratio" -v b="${max:-0}" 'BEGIN {print (a > b) ? a : b}')
 		done
 	done
 	echo "summary: $1: wharf-nbd /dev/nbd0 / kernel nvme-rdma (fio io_uring 4k):" \
