@@ -189,6 +189,13 @@ static void kill_conn(struct nbd_conn *c)
 
 static void drain(struct nbd_conn *c)
 {
+	/* No more reading: a WRITE whose payload is still coming is
+	 * dropped unanswered (the connection is going away). */
+	if (c->cur) {
+		req_free(c->cur);
+		c->cur = NULL;
+		c->inflight--;
+	}
 	c->draining = true;
 	update_events(c);
 	maybe_finish(c);
