@@ -447,7 +447,7 @@ _Static_assert(offsetof(struct wharf_nvmf_host_ns, dlfeat) == 24,
 _Static_assert(offsetof(struct wharf_nvmf_host_ns, dealloc_reads_zero) == 25,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_nvmf_host_opts) == 88,
+_Static_assert(sizeof(struct wharf_nvmf_host_opts) == 112,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_opts, size) == 0,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
@@ -479,8 +479,18 @@ _Static_assert(offsetof(struct wharf_nvmf_host_opts, no_in_capsule) == 76,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_opts, connect_timeout_ms) == 80,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, reconnect_delay_ms) == 84,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, ctrl_loss_tmo_ms) == 88,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, fast_io_fail_tmo_ms) == 92,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, on_state) == 96,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, state_arg) == 104,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_nvmf_host_queue_stats) == 72,
+_Static_assert(sizeof(struct wharf_nvmf_host_queue_stats) == 88,
 	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, size) == 0,
 	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
@@ -503,6 +513,10 @@ _Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, outstanding) == 64,
 	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, error) == 68,
 	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, retried) == 72,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, failed_held) == 80,
+	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_nvmf_host_range) == 16,
 	       "struct wharf_nvmf_host_range: ./wharf abi --update");
@@ -510,6 +524,25 @@ _Static_assert(offsetof(struct wharf_nvmf_host_range, slba) == 0,
 	       "struct wharf_nvmf_host_range: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_range, nlb) == 8,
 	       "struct wharf_nvmf_host_range: ./wharf abi --update");
+
+_Static_assert(sizeof(struct wharf_nvmf_host_stats) == 64,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, size) == 0,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, state) == 8,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, losses) == 16,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, reconnect_attempts) == 24,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, reconnects) == 32,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, retried) == 40,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, failed_held) == 48,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, last_error) == 56,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_qp_dev_opts) == 16,
 	       "struct wharf_qp_dev_opts: ./wharf abi --update");

@@ -6,11 +6,21 @@
  * namespace, then the I/O queues; keep-alive every KATO/2 from the admin
  * Connect on (the controller's timer starts there); the normal shutdown
  * (CC.SHN, CSTS.SHST) at disconnect.  One completion handler, one switch.
+ *
+ * The same steps run again for each reconnect attempt (recover.c): what
+ * they find goes to h->scan / h->scan_ns, which the first bring-up
+ * publishes as info / ns and a reconnect only compares with them (the
+ * submission path reads info and ns without a lock, so they never change
+ * after the connect).  Any failure of a step is a loss (wnh_ctrl_event),
+ * which during the first bring-up the connect call reports.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "initiators/nvmf/ctrl_sm.h"
 #include "initiators/nvmf/host_int.h"
 
 #define POLL_NS (10ull * 1000 * 1000) /* CSTS polling period */
@@ -39,6 +49,27 @@ static const char *step_name(enum wnh_step s)
 
 static void admin_cb(int status, uint16_t nvme_status, void *arg);
 
+static bool first(const struct wharf_nvmf_host *h)
+{
+	return atomic_load(&h->cstate) == WHARF_NVMF_HOST_NEW;
+}
+
+/* The bring-up failed with @err: stop, and report a loss. */
+static void step_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void step_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	wnh_fail(h, err, "%s", msg);
+	h->step = NHS_STOPPED;
+	wnh_ctrl_event(h, WNH_EV_LOSS, err);
+}
+
 static void submit(struct wharf_nvmf_host *h, enum wnh_step step,
 		   const union nvmf_cmd *c, enum wnh_dir dir, void *buf,
 		   uint32_t len)
@@ -47,10 +78,9 @@ static void submit(struct wharf_nvmf_host *h, enum wnh_step step,
 
 	h->step = step;
 	rc = wnh_submit(&h->admin, c, dir, buf, len, admin_cb, h);
-	if (rc) {
-		wnh_fail(h, rc, "admin %s: %s", step_name(step), strerror(-rc));
-		h->step = NHS_STOPPED;
-	}
+	if (rc)
+		step_fail(h, rc, "admin %s: %s", step_name(step),
+			  strerror(-rc));
 }
 
 static void prop_get(struct wharf_nvmf_host *h, enum wnh_step step,
@@ -89,10 +119,13 @@ static void ka_cb(int status, uint16_t nvme_status, void *arg)
 	struct wharf_nvmf_host *h = arg;
 
 	h->ka_busy = false;
-	if (status)
-		wharf_ctx_log(h->ctx, WHARF_LOG_WARN,
-			      "nvmf host: Keep Alive failed: %s (status 0x%x)",
-			      strerror(-status), nvme_status);
+	if (!status || h->admin.state != NHQ_LIVE)
+		return; /* aborted by a teardown: not news */
+	/* A failed Keep Alive on a live queue: the controller is lost. */
+	wharf_ctx_log(h->ctx, WHARF_LOG_WARN,
+		      "nvmf host: Keep Alive failed: %s (status 0x%x)",
+		      strerror(-status), nvme_status);
+	wnh_ctrl_event(h, WNH_EV_LOSS, status);
 }
 
 static void ka_fn(struct wharf_timer *t, void *arg)
@@ -125,7 +158,7 @@ static void copy_str(char *dst, const char *src, size_t n)
 static void got_id_ctrl(struct wharf_nvmf_host *h)
 {
 	const struct nvmf_id_ctrl *id = (const void *)h->id_buf;
-	struct wharf_nvmf_host_info *in = &h->info;
+	struct wharf_nvmf_host_info *in = &h->scan;
 
 	in->mdts = id->mdts;
 	in->ioccsz = id->ioccsz;
@@ -146,18 +179,19 @@ static void got_ns_list(struct wharf_nvmf_host *h)
 {
 	const uint32_t *l = (const void *)h->id_buf;
 
-	h->info.nr_ns = 0;
+	memset(h->scan_ns, 0, sizeof(h->scan_ns));
+	h->scan.nr_ns = 0;
 	for (unsigned i = 0; i < NVMF_NSID_LIST_MAX && l[i] &&
-			     h->info.nr_ns < WHARF_NVMF_HOST_MAX_NS;
+			     h->scan.nr_ns < WHARF_NVMF_HOST_MAX_NS;
 	     i++)
-		h->ns[h->info.nr_ns++].nsid = l[i];
+		h->scan_ns[h->scan.nr_ns++].nsid = l[i];
 	h->ns_next = 0;
 }
 
 static void got_ns(struct wharf_nvmf_host *h)
 {
 	const struct nvmf_id_ns *id = (const void *)h->id_buf;
-	struct wharf_nvmf_host_ns *ns = &h->ns[h->ns_next];
+	struct wharf_nvmf_host_ns *ns = &h->scan_ns[h->ns_next];
 	uint8_t lbads = id->lbaf[id->flbas & 0xF].lbads;
 
 	ns->size = sizeof(*ns);
@@ -167,26 +201,74 @@ static void got_ns(struct wharf_nvmf_host *h)
 	ns->dealloc_reads_zero = wnh_dlfeat_reads_zero(id->dlfeat);
 }
 
+/* A reconnect: why the controller found now cannot carry on the one
+ * the application uses, or NULL. */
+static const char *changed(const struct wharf_nvmf_host *h, uint32_t entries)
+{
+	const struct wharf_nvmf_host_info *a = &h->info, *b = &h->scan;
+
+	if (b->nr_io_queues < a->nr_io_queues)
+		return "fewer I/O queues granted";
+	if (entries < a->queue_size)
+		return "smaller queues (CAP.MQES)";
+	if (b->max_io_size < a->max_io_size)
+		return "a smaller transfer limit (MDTS)";
+	if (b->in_capsule_size < a->in_capsule_size)
+		return "a smaller in-capsule size";
+	if (b->nr_ns != a->nr_ns)
+		return "another namespace list";
+	for (unsigned i = 0; i < a->nr_ns; i++)
+		if (h->scan_ns[i].nsid != h->ns[i].nsid ||
+		    h->scan_ns[i].block_size != h->ns[i].block_size ||
+		    h->scan_ns[i].nblocks != h->ns[i].nblocks)
+			return "a namespace changed";
+	return NULL;
+}
+
 static void start_io_queues(struct wharf_nvmf_host *h)
 {
-	uint32_t mqes = (uint32_t)NVMF_CAP_MQES(h->info.cap) + 1;
+	uint32_t mqes = (uint32_t)NVMF_CAP_MQES(h->scan.cap) + 1;
 	uint32_t entries = h->want_entries < mqes ? h->want_entries : mqes;
+	const char *why;
 
 	h->step = NHS_IO_QUEUES;
-	h->info.queue_size = entries;
-	for (unsigned i = 0; i < h->nio; i++) {
-		struct wharf_nvmf_host_queue *q = &h->io[i];
-		int rc;
+	h->io_up = 0;
+	if (first(h)) {
+		h->scan.queue_size = entries;
+		h->scan.cntlid = h->cntlid;
+		h->scan.kato_ms = h->kato_ms;
+		h->scan.size = sizeof(h->scan);
+		pthread_mutex_lock(&h->lock);
+		h->nio = h->scan.nr_io_queues;
+		h->info = h->scan;
+		memcpy(h->ns, h->scan_ns, sizeof(h->ns));
+		pthread_mutex_unlock(&h->lock);
+		for (unsigned i = 0; i < h->nio; i++) {
+			struct wharf_nvmf_host_queue *q = &h->io[i];
 
-		q->entries = entries;
-		q->in_capsule = h->info.in_capsule_size;
-		q->bounce_size = h->info.max_io_size;
-		q->timeout_ms = h->io_timeout_ms;
-		rc = wnh_queue_start(q);
+			q->entries = entries;
+			q->in_capsule = h->info.in_capsule_size;
+			q->bounce_size = h->info.max_io_size;
+			q->timeout_ms = h->io_timeout_ms;
+		}
+	} else if ((why = changed(h, entries))) {
+		step_fail(h, -EPROTO,
+			  "reconnect: the controller came back with "
+			  "%s",
+			  why);
+		return;
+	} else {
+		pthread_mutex_lock(&h->lock);
+		h->info.cntlid = h->cntlid;
+		pthread_mutex_unlock(&h->lock);
+	}
+	/* Each queue connects on its own shard, which owns it. */
+	for (unsigned i = 0; i < h->nio; i++) {
+		int rc = wnh_post(h->io[i].shard, wnh_q_start, &h->io[i]);
+
 		if (rc) {
-			wnh_fail(h, rc, "I/O queue %u: connect: %s", q->qid,
-				 strerror(-rc));
-			h->step = NHS_STOPPED;
+			step_fail(h, rc, "I/O queue %u: %s", h->io[i].qid,
+				  strerror(-rc));
 			return;
 		}
 	}
@@ -217,11 +299,11 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 
 	switch (h->step) {
 	case NHS_CAP:
-		h->info.cap = r;
+		h->scan.cap = r;
 		prop_get(h, NHS_VS, NVMF_PROP_VS, 0);
 		break;
 	case NHS_VS:
-		h->info.vs = (uint32_t)r;
+		h->scan.vs = (uint32_t)r;
 		prop_get(h, NHS_CC, NVMF_PROP_CC, 0);
 		break;
 	case NHS_CC:
@@ -236,7 +318,7 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 		prop_set(h, NHS_ENABLE, NVMF_PROP_CC, h->cc);
 		break;
 	case NHS_ENABLE: {
-		uint64_t to = (h->info.cap >> 24 & 0xFF) * 500;
+		uint64_t to = (h->scan.cap >> 24 & 0xFF) * 500;
 
 		h->step_deadline_ms = wnh_now_ms() + (to ? to : 500);
 		prop_get(h, NHS_CSTS, NVMF_PROP_CSTS, 0);
@@ -244,16 +326,14 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 	}
 	case NHS_CSTS:
 		if (csts & NVMF_CSTS_CFS) {
-			wnh_fail(h, -EIO, "controller fatal status (CSTS 0x%x)",
-				 csts);
-			h->step = NHS_STOPPED;
+			step_fail(h, -EIO,
+				  "controller fatal status (CSTS 0x%x)", csts);
 		} else if (csts & NVMF_CSTS_RDY) {
 			identify(h, NHS_ID_CTRL, NVMF_CNS_CTRL, 0);
 		} else if (wnh_now_ms() > h->step_deadline_ms) {
-			wnh_fail(h, -ETIMEDOUT,
-				 "CSTS.RDY not set within CAP.TO (%u ms)",
-				 (unsigned)((h->info.cap >> 24 & 0xFF) * 500));
-			h->step = NHS_STOPPED;
+			step_fail(h, -ETIMEDOUT,
+				  "CSTS.RDY not set within CAP.TO (%u ms)",
+				  (unsigned)((h->scan.cap >> 24 & 0xFF) * 500));
 		} else {
 			wharf_timer_arm(h->step_timer, POLL_NS);
 		}
@@ -268,25 +348,22 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 		uint32_t ncqa = (uint32_t)(r >> 16 & 0xFFFF) + 1;
 		uint32_t g = nsqa < ncqa ? nsqa : ncqa;
 
-		pthread_mutex_lock(&h->lock);
-		h->nio = h->want_queues < g ? h->want_queues : g;
-		pthread_mutex_unlock(&h->lock);
-		h->info.nr_io_queues = h->nio;
+		h->scan.nr_io_queues = h->want_queues < g ? h->want_queues : g;
 		identify(h, NHS_NS_LIST, NVMF_CNS_ACTIVE_NSL, 0);
 		break;
 	}
 	case NHS_NS_LIST:
 		got_ns_list(h);
-		if (h->info.nr_ns)
-			identify(h, NHS_ID_NS, NVMF_CNS_NS, h->ns[0].nsid);
+		if (h->scan.nr_ns)
+			identify(h, NHS_ID_NS, NVMF_CNS_NS, h->scan_ns[0].nsid);
 		else
 			start_io_queues(h);
 		break;
 	case NHS_ID_NS:
 		got_ns(h);
-		if (++h->ns_next < h->info.nr_ns)
+		if (++h->ns_next < h->scan.nr_ns)
 			identify(h, NHS_ID_NS, NVMF_CNS_NS,
-				 h->ns[h->ns_next].nsid);
+				 h->scan_ns[h->ns_next].nsid);
 		else
 			start_io_queues(h);
 		break;
@@ -312,60 +389,71 @@ static void admin_cb(int status, uint16_t nvme_status, void *arg)
 
 	if (h->step == NHS_STOPPED)
 		return;
-	if (status) {
-		if (status == -EIO) {
-			wnh_status_str(nvme_status, st, sizeof(st));
-			wnh_fail(h, -EIO, "admin %s failed: %s",
-				 step_name(h->step), st);
-		} else {
-			wnh_fail(h, status, "admin %s: %s", step_name(h->step),
-				 strerror(-status));
-		}
-		if (h->step == NHS_SHN)
-			shutdown_done(h);
-		h->step = NHS_STOPPED;
+	if (status && h->step == NHS_SHN) {
+		shutdown_done(h);
 		return;
 	}
-	next(h, h->admin.last_result);
+	if (status && h->admin.state != NHQ_LIVE) {
+		h->step = NHS_STOPPED; /* the queue was lost: it reports */
+		return;
+	}
+	if (status == -EIO) {
+		wnh_status_str(nvme_status, st, sizeof(st));
+		step_fail(h, -EIO, "admin %s failed: %s", step_name(h->step),
+			  st);
+	} else if (status) {
+		step_fail(h, status, "admin %s: %s", step_name(h->step),
+			  strerror(-status));
+	} else {
+		next(h, h->admin.last_result);
+	}
 }
 
 /* ------------------------------------------------------------------ */
 /* Entry points (admin shard)                                          */
 /* ------------------------------------------------------------------ */
 
+int wnh_admin_start(struct wharf_nvmf_host *h)
+{
+	h->step = NHS_CONNECT;
+	h->ka_busy = false;
+	return wnh_queue_start(&h->admin);
+}
+
 void wnh_admin_connected(struct wharf_nvmf_host *h)
 {
-	int rc = wharf_timer_create(h->admin.shard, csts_poll_fn, h,
-				    &h->step_timer);
+	int rc = 0;
 
-	if (!rc && h->kato_ms) {
+	if (!h->step_timer)
+		rc = wharf_timer_create(h->admin.shard, csts_poll_fn, h,
+					&h->step_timer);
+	if (!rc && h->kato_ms && !h->ka_timer)
 		rc = wharf_timer_create(h->admin.shard, ka_fn, h, &h->ka_timer);
-		if (!rc)
-			rc = wharf_timer_arm(h->ka_timer, (uint64_t)h->kato_ms /
-								  2 *
-								  1000000ull);
-	}
+	if (!rc)
+		rc = wnh_ctrl_timers(h);
+	if (!rc && h->kato_ms)
+		rc = wharf_timer_arm(h->ka_timer,
+				     (uint64_t)h->kato_ms / 2 * 1000000ull);
 	if (rc) {
-		wnh_fail(h, rc, "admin timers: %s", strerror(-rc));
-		h->step = NHS_STOPPED;
+		step_fail(h, rc, "admin timers: %s", strerror(-rc));
 		return;
 	}
 	prop_get(h, NHS_CAP, NVMF_PROP_CAP, 1);
 }
 
-void wnh_admin_stop(struct wharf_nvmf_host *h)
+void wnh_admin_halt(struct wharf_nvmf_host *h)
 {
-	wharf_timer_destroy(h->ka_timer);
-	h->ka_timer = NULL;
-	if (h->step != NHS_LIVE && h->step != NHS_IO_QUEUES)
-		h->step = NHS_STOPPED;
-	else
-		h->step = NHS_LIVE;
+	if (h->ka_timer)
+		wharf_timer_cancel(h->ka_timer);
+	if (h->step_timer)
+		wharf_timer_cancel(h->step_timer);
+	h->step = NHS_STOPPED;
 }
 
 void wnh_admin_shutdown(struct wharf_nvmf_host *h)
 {
-	if (h->step != NHS_LIVE || h->admin.state != NHQ_LIVE) {
+	if (!h->may_shutdown || h->step != NHS_LIVE ||
+	    h->admin.state != NHQ_LIVE) {
 		shutdown_done(h);
 		return;
 	}
@@ -382,4 +470,5 @@ void wnh_admin_free(struct wharf_nvmf_host *h)
 	h->step_timer = NULL;
 	wharf_timer_destroy(h->ka_timer);
 	h->ka_timer = NULL;
+	wnh_ctrl_free(h);
 }

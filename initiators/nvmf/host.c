@@ -1,11 +1,13 @@
 /*
  * initiators/nvmf/host.c - the controller's life as the application
  * thread sees it: options, connect (start the admin queue, wait for the
- * bring-up on the shards), disconnect (stop, close the I/O queues, shut
- * the controller down, close the admin queue, wait, free), accessors.
+ * bring-up on the shards), disconnect (DELETE on the admin shard, which
+ * closes the I/O queues; shut the controller down when it was LIVE;
+ * close the admin queue; wait; free), accessors and counters.
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,26 +32,33 @@ void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	bool was_done;
+	char msg[256];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	pthread_mutex_lock(&h->lock);
+	was_done = h->done;
 	if (!h->done) {
 		h->done = true;
 		h->result = err;
-		va_start(ap, fmt);
-		vsnprintf(h->err, sizeof(h->err), fmt, ap);
-		va_end(ap);
+		memcpy(h->err, msg, sizeof(h->err));
 		pthread_cond_broadcast(&h->cond);
 	}
 	pthread_mutex_unlock(&h->lock);
+	if (was_done)
+		wharf_ctx_log(h->ctx, WHARF_LOG_WARN, "nvmf host: %s: %s",
+			      h->subnqn, msg);
 }
 
-void wnh_io_ready(struct wharf_nvmf_host *h)
+int wnh_post(struct wharf_shard *shard, wharf_msg_fn fn, void *arg)
 {
-	pthread_mutex_lock(&h->lock);
-	if (++h->io_ready == h->nio && !h->done) {
-		h->done = true;
-		pthread_cond_broadcast(&h->cond);
-	}
-	pthread_mutex_unlock(&h->lock);
+	int rc;
+
+	while ((rc = wharf_shard_send(shard, fn, arg)) == -EAGAIN)
+		sched_yield();
+	return rc;
 }
 
 void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts)
@@ -58,6 +67,8 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts)
 		return;
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
+	opts->ctrl_loss_tmo_ms = WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS;
+	opts->fast_io_fail_tmo_ms = WHARF_NVMF_HOST_TMO_INFINITE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -148,15 +159,11 @@ static void on_admin(struct wharf_nvmf_host *h,
 		     void (*fn)(struct wharf_nvmf_host *h))
 {
 	struct admin_call c = {.h = h, .fn = fn};
-	int rc;
 
 	pthread_mutex_lock(&h->lock);
 	h->calls_left = 1;
 	pthread_mutex_unlock(&h->lock);
-	while ((rc = wharf_shard_send(h->admin.shard, admin_call_fn, &c)) ==
-	       -EAGAIN)
-		sched_yield();
-	if (rc)
+	if (wnh_post(h->admin.shard, admin_call_fn, &c))
 		return; /* the context is shutting down */
 	wait_until(h, calls_done, 0);
 }
@@ -165,22 +172,35 @@ static void on_admin(struct wharf_nvmf_host *h,
 /* Teardown                                                            */
 /* ------------------------------------------------------------------ */
 
+static void close_admin(struct wharf_nvmf_host *h)
+{
+	if (wnh_post(h->admin.shard, wnh_q_close, &h->admin)) {
+		pthread_mutex_lock(&h->lock); /* nothing will run */
+		h->admin.gone = true;
+		pthread_mutex_unlock(&h->lock);
+	}
+}
+
+static void noop(struct wharf_nvmf_host *h)
+{
+	(void)h;
+}
+
 static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 {
-	if (h->admin.started) {
-		on_admin(h, wnh_admin_stop);
-		for (unsigned i = 0; i < h->want_queues; i++)
-			wnh_queue_close(&h->io[i]);
-		wait_until(h, io_gone, 0);
-		if (shutdown) {
-			on_admin(h, wnh_admin_shutdown);
-			wait_until(h, is_shut_down,
-				   wnh_now_ms() + h->admin_timeout_ms + 1000);
-		}
-		on_admin(h, wnh_admin_free);
-		wnh_queue_close(&h->admin);
-		wait_until(h, admin_gone, 0);
+	on_admin(h, wnh_ctrl_delete);
+	wait_until(h, io_gone, 0);
+	if (shutdown) {
+		on_admin(h, wnh_admin_shutdown);
+		wait_until(h, is_shut_down,
+			   wnh_now_ms() + h->admin_timeout_ms + 1000);
 	}
+	on_admin(h, wnh_admin_free);
+	close_admin(h);
+	wait_until(h, admin_gone, 0);
+	/* A queue tells the admin shard (lost, down) before it is gone, so
+	 * this call runs after every such message: none outlives @h. */
+	on_admin(h, noop);
 	for (unsigned i = 0; i < h->want_queues; i++)
 		wnh_queue_free(&h->io[i]);
 	wnh_queue_free(&h->admin);
@@ -257,6 +277,8 @@ static void init_queue(struct wharf_nvmf_host *h,
 	q->qid = qid;
 	q->shard_index = shard_index;
 	q->shard = wharf_ctx_shard(h->ctx, shard_index);
+	q->state = NHQ_DOWN;
+	q->gone = true; /* no connection yet */
 }
 
 static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
@@ -300,6 +322,14 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 	h->connect_timeout_ms = o->connect_timeout_ms ? o->connect_timeout_ms
 						      : CONNECT_TIMEOUT_MS;
 	h->no_in_capsule = o->no_in_capsule;
+	h->reconnect_delay_ms = o->reconnect_delay_ms
+					? o->reconnect_delay_ms
+					: WHARF_NVMF_HOST_RECONNECT_DELAY_MS;
+	h->ctrl_loss_tmo_ms = o->ctrl_loss_tmo_ms;
+	h->fast_io_fail_tmo_ms = o->fast_io_fail_tmo_ms;
+	h->on_state = o->on_state;
+	h->state_arg = o->state_arg;
+	atomic_init(&h->cstate, WHARF_NVMF_HOST_NEW);
 	h->info.size = sizeof(h->info);
 	h->info.kato_ms = h->kato_ms;
 	pthread_mutex_init(&h->lock, NULL);
@@ -342,8 +372,7 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 	h = host_new(opts);
 	if (!h)
 		return -ENOMEM;
-	h->step = NHS_CONNECT;
-	rc = wnh_queue_start(&h->admin);
+	rc = wnh_admin_start(h);
 	if (rc) {
 		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
 			 strerror(-rc));
@@ -374,9 +403,13 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 int wharf_nvmf_host_info(const struct wharf_nvmf_host *host,
 			 struct wharf_nvmf_host_info *out)
 {
+	struct wharf_nvmf_host *h = (struct wharf_nvmf_host *)host;
+
 	if (!host || !out || out->size != sizeof(*out))
 		return -EINVAL;
+	pthread_mutex_lock(&h->lock); /* cntlid changes at a reconnect */
 	*out = host->info;
+	pthread_mutex_unlock(&h->lock);
 	return 0;
 }
 
@@ -419,5 +452,26 @@ int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
 	out->bad_responses = atomic_load(&q->n.bad_responses);
 	out->outstanding = (uint32_t)atomic_load(&q->n.outstanding);
 	out->error = atomic_load(&q->n.error);
+	out->retried = atomic_load(&q->n.retried);
+	out->failed_held = atomic_load(&q->n.failed_held);
+	return 0;
+}
+
+int wharf_nvmf_host_stats(const struct wharf_nvmf_host *host,
+			  struct wharf_nvmf_host_stats *out)
+{
+	if (!host || !out || out->size != sizeof(*out))
+		return -EINVAL;
+	out->state = (enum wharf_nvmf_host_state)atomic_load(&host->cstate);
+	out->losses = atomic_load(&host->losses);
+	out->reconnect_attempts = atomic_load(&host->attempts);
+	out->reconnects = atomic_load(&host->reconnects);
+	out->last_error = atomic_load(&host->last_error);
+	out->retried = 0;
+	out->failed_held = 0;
+	for (unsigned i = 0; i < host->nio; i++) {
+		out->retried += atomic_load(&host->io[i].n.retried);
+		out->failed_held += atomic_load(&host->io[i].n.failed_held);
+	}
 	return 0;
 }

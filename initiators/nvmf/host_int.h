@@ -15,17 +15,31 @@
  *   CONNECTING  wharf_connect() issued; on_established registers the slab
  *               and sends the Fabrics Connect
  *   LIVE        the Connect succeeded: commands flow
- *   FAILED      a timeout, bad response, transport error or refusal:
- *               outstanding commands completed with an error, the
- *               connection closing; submissions get -ENOTCONN
+ *   RESETTING   lost (a timeout, bad response, transport error, refusal)
+ *               or closed by the controller's recovery: internal commands
+ *               completed with an error, user commands held, the
+ *               connection closing; once it is gone (destroyed, every WR
+ *               completed) the MR is deregistered and the queue is DOWN
+ *   DOWN        no connection; held commands wait for the next attempt
+ *               (fail_new, when set, fails them and new ones instead)
  *   CLOSING     the application disconnects
- * A queue is gone (freeable) once its connection is destroyed and every
- * work request it posted has completed (on_send_done, flushes included).
+ * A queue is gone (no connection, no WR) once its connection is destroyed
+ * and every work request it posted has completed (on_send_done, flushes
+ * included); DOWN queues are gone.
  *
  * Command slot life: busy from submission until both the SEND's
  * completion and the response have arrived; the callback runs then (or
- * earlier with an error, when the queue fails: the slot then stays busy
- * until its SEND completes, and is never reused by a failed queue).
+ * earlier with an error: the slot then stays busy until its SEND
+ * completes).  A user command (I/O queue, not Fabrics) outstanding at a
+ * loss keeps its slot, capsule and bounce data: it is held (busy, not
+ * posted) and posted again with the new MR's keys when the queue is LIVE
+ * again.  A slot posted on a closing connection is never reused before
+ * that connection is gone, so a late RDMA WRITE cannot land in a new
+ * command's buffer.
+ *
+ * The controller's recovery state (enum wharf_nvmf_host_state, ctrl_sm.h)
+ * belongs to the admin shard (recover.c); the queues' shards report to it
+ * and it sends them work, all by wharf_shard_send().
  */
 #ifndef WHARF_INITIATORS_NVMF_HOST_INT_H
 #define WHARF_INITIATORS_NVMF_HOST_INT_H
@@ -51,9 +65,14 @@
 enum wnh_qstate {
 	NHQ_CONNECTING = 0,
 	NHQ_LIVE,
-	NHQ_FAILED,
+	NHQ_RESETTING,
+	NHQ_DOWN,
 	NHQ_CLOSING,
 };
+
+/* A user command is posted at most this many times (Linux's
+ * nvme_max_retries is 5 retries). */
+#define NH_MAX_TRIES 6u
 
 /* Data direction of a command. */
 enum wnh_dir {
@@ -76,13 +95,19 @@ struct wnh_slot {
 	uint64_t deadline_ms;
 	struct wnh_rsp rsp;
 	struct wnh_slot *next_free;
+	enum wnh_dir dir;
+	unsigned tries; /* times posted */
 	bool busy, sent, answered;
+	bool posted; /* its SEND was posted on the current connection */
+	bool user;   /* held across a loss (I/O queue, not Fabrics) */
+	bool in_cap; /* TO_CTRL data in the capsule */
 };
 
 /* Single-writer counters (the owner shard), read anywhere. */
 struct wnh_counters {
 	atomic_uint_fast64_t submitted, completed, in_capsule, keyed;
 	atomic_uint_fast64_t nvme_errors, timeouts, bad_responses;
+	atomic_uint_fast64_t retried, failed_held;
 	atomic_uint_fast32_t outstanding;
 	atomic_int error;
 };
@@ -96,11 +121,15 @@ struct wharf_nvmf_host_queue {
 	struct wharf_conn *conn; /* NULL until the first callback / once
 				  * destroyed */
 	enum wnh_qstate state;
-	bool started;	  /* wharf_connect() succeeded */
-	bool established; /* on_established ran */
-	bool destroyed;	  /* wharf_conn_destroy() called */
-	bool gone;	  /* destroyed and every WR completed */
-	uint32_t entries; /* slots = queue entries */
+	int fail_new;	   /* not LIVE: fail held and new user commands with
+			   * this (-ENODEV, -ENOLINK) instead of holding */
+	bool reply;	   /* tell the admin shard once DOWN (wnh_q_reset) */
+	bool call_pending; /* a wharf_conn_call() to close it is queued */
+	bool established;  /* on_established ran */
+	bool destroyed;	   /* wharf_conn_destroy() called */
+	bool gone;	   /* no connection: never started, or destroyed
+			   * and every WR completed (under h->lock) */
+	uint32_t entries;  /* slots = queue entries */
 	uint32_t timeout_ms;
 	uint32_t in_capsule; /* largest in-capsule write, 0 = none */
 	uint32_t capsule_stride, bounce_size;
@@ -130,7 +159,7 @@ enum wnh_step {
 	NHS_IO_QUEUES, /* I/O queues connecting */
 	NHS_LIVE,      /* keep-alive running */
 	NHS_SHN,       /* CC.SHN set, polling CSTS.SHST */
-	NHS_STOPPED,   /* failed or shut down: events are ignored */
+	NHS_STOPPED,   /* failed, torn down or shut down: events ignored */
 };
 
 struct wharf_nvmf_host {
@@ -143,6 +172,9 @@ struct wharf_nvmf_host {
 	uint8_t hostid[NVMF_HOSTID_LEN];
 	uint32_t want_queues, want_entries, want_io;
 	uint32_t kato_ms, io_timeout_ms, admin_timeout_ms, connect_timeout_ms;
+	uint32_t reconnect_delay_ms, ctrl_loss_tmo_ms, fast_io_fail_tmo_ms;
+	wharf_nvmf_host_state_cb on_state;
+	void *state_arg;
 	bool no_in_capsule;
 
 	struct wharf_nvmf_host_queue admin;
@@ -156,11 +188,26 @@ struct wharf_nvmf_host {
 	bool ka_busy;			/* a Keep Alive is outstanding */
 	uint64_t step_deadline_ms;
 	uint32_t cc;
-	uint32_t *nslist; /* Identify CNS 02h */
 	unsigned ns_next;
 	uint8_t id_buf[NVMF_IDENTIFY_SIZE];
+	/* What this bring-up found; copied to info / ns by the first one,
+	 * compared with them by a reconnect. */
+	struct wharf_nvmf_host_info scan;
+	struct wharf_nvmf_host_ns scan_ns[WHARF_NVMF_HOST_MAX_NS];
+	uint16_t cntlid; /* of the current association */
 
-	/* Written on the admin shard before `done`, read after it. */
+	/* Recovery (recover.c, admin shard; cstate also read anywhere). */
+	atomic_int cstate; /* enum wharf_nvmf_host_state */
+	struct wharf_timer *retry_timer, *loss_timer, *ff_timer;
+	unsigned failed_attempts; /* since the loss: the backoff */
+	unsigned down_pending;	  /* queues asked to close, not DOWN yet */
+	unsigned io_up;		  /* I/O queues LIVE in this bring-up */
+	bool may_shutdown;	  /* DELETE came while LIVE */
+	atomic_uint_fast64_t losses, attempts, reconnects;
+	atomic_int last_error;
+
+	/* Written on the admin shard before `done` (info.cntlid also later,
+	 * under lock), read after it. */
 	struct wharf_nvmf_host_info info;
 	struct wharf_nvmf_host_ns ns[WHARF_NVMF_HOST_MAX_NS];
 
@@ -169,18 +216,20 @@ struct wharf_nvmf_host {
 	pthread_cond_t cond;
 	bool done;	     /* bring-up finished (result says how) */
 	int result;	     /* first failure, 0 */
-	unsigned io_ready;   /* I/O queues LIVE */
-	unsigned calls_left; /* wnh_on_shard_wait() */
+	unsigned calls_left; /* on_admin() */
 	bool shut_down;	     /* NHS_SHN finished */
 	char err[256];
 };
 
 /* host.c */
 uint64_t wnh_now_ms(void);
+/* Ends the bring-up with @err (the connect call returns it); once it has
+ * ended, logs the reason instead. */
 void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void wnh_signal(struct wharf_nvmf_host *h);
-void wnh_io_ready(struct wharf_nvmf_host *h);
+/* wharf_shard_send(), retried while the shard's queue is full (control
+ * messages only: a handful per loss); -ESHUTDOWN. */
+int wnh_post(struct wharf_shard *shard, wharf_msg_fn fn, void *arg);
 
 /* queue.c */
 extern const struct wharf_conn_ops wnh_conn_ops;
@@ -189,13 +238,35 @@ int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
 	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
 	       void *arg);
 void wnh_queue_fail(struct wharf_nvmf_host_queue *q, int err);
-void wnh_queue_close(struct wharf_nvmf_host_queue *q);
 void wnh_queue_free(struct wharf_nvmf_host_queue *q);
+/* Messages to a queue's owner shard (arg: the queue). */
+void wnh_q_start(struct wharf_shard *shard, void *arg);	    /* (re)connect */
+void wnh_q_reset(struct wharf_shard *shard, void *arg);	    /* close, hold */
+void wnh_q_kill(struct wharf_shard *shard, void *arg);	    /* -ENODEV */
+void wnh_q_fast_fail(struct wharf_shard *shard, void *arg); /* -ENOLINK */
+void wnh_q_close(struct wharf_shard *shard, void *arg);	    /* disconnect */
 
 /* bringup.c (admin shard) */
 void wnh_admin_connected(struct wharf_nvmf_host *h);
-void wnh_admin_stop(struct wharf_nvmf_host *h);
 void wnh_admin_shutdown(struct wharf_nvmf_host *h);
 void wnh_admin_free(struct wharf_nvmf_host *h);
+/* Starts a bring-up (again): the admin queue's connection. */
+int wnh_admin_start(struct wharf_nvmf_host *h);
+/* Stops keep-alive and the step machine (a teardown). */
+void wnh_admin_halt(struct wharf_nvmf_host *h);
+
+/* recover.c: the controller's state machine at run time */
+/* On the admin shard: feed @ev (with @err for a loss). */
+void wnh_ctrl_event(struct wharf_nvmf_host *h, int ev, int err);
+/* From a queue's owner shard: @q was lost (reason in q->n.error), is
+ * DOWN after a wnh_q_reset, is LIVE. */
+void wnh_ctrl_lost(struct wharf_nvmf_host_queue *q);
+void wnh_ctrl_down(struct wharf_nvmf_host_queue *q);
+void wnh_ctrl_up(struct wharf_nvmf_host_queue *q);
+/* Admin shard: the recovery timers (created once), their end. */
+int wnh_ctrl_timers(struct wharf_nvmf_host *h);
+void wnh_ctrl_free(struct wharf_nvmf_host *h);
+/* Admin shard, from disconnect: DELETE, then close every I/O queue. */
+void wnh_ctrl_delete(struct wharf_nvmf_host *h);
 
 #endif /* WHARF_INITIATORS_NVMF_HOST_INT_H */

@@ -33,12 +33,31 @@
  * completion.  A transfer is at most max_io_size bytes, which the
  * library clamps to the controller's MDTS.
  *
- * Errors on a queue.  A command that outlives its timeout, a response
+ * Errors and recovery.  A command that outlives its timeout, a response
  * capsule shorter than 16 bytes or naming a command id that is not
- * outstanding, or a transport error fails the queue: each outstanding
- * command completes with an error, the connection is closed, and further
- * submissions return -ENOTCONN (wharf_nvmf_host_queue_stats() says why).
- * Nothing reconnects in this version.
+ * outstanding, a failed or flushed work request, the target's disconnect
+ * (or the device's removal), or a Keep Alive that times out or fails is a
+ * loss of the controller (once wharf_nvmf_host_connect() has returned;
+ * during it, the connect fails).  The controller then goes RESETTING:
+ * keep-alive stops and every queue, admin and I/O, is closed and waits
+ * until each of its work requests has completed.  Then CONNECTING: after
+ * reconnect_delay_ms (doubling after each failed attempt, at most 8
+ * times the option) the shards run the whole bring-up again (admin queue,
+ * Fabrics Connect, CC.EN and CSTS.RDY, Identify, every I/O queue); a
+ * refused or unreachable attempt just schedules the next one.  The
+ * controller must come back the same: as many I/O queues, no smaller
+ * queues, transfer and in-capsule limits, the same namespaces; otherwise
+ * the attempt counts as failed.  Until ctrl_loss_tmo_ms has passed since
+ * the loss, user commands outstanding at the loss and those submitted
+ * meanwhile are held, not failed, and sent again on the same queue (same
+ * shard) once it is connected again; each callback still runs once, on
+ * the queue's owner shard.  When ctrl_loss_tmo_ms passes the controller is
+ * DEAD: every held command completes with -ENODEV and new submissions
+ * return -ENODEV at once; only wharf_nvmf_host_disconnect() is left.
+ * fast_io_fail_tmo_ms, when set, fails held commands (and new ones until
+ * the queue is connected again) with -ENOLINK earlier while reconnecting
+ * goes on.  wharf_nvmf_host_stats() tells the state and counts; on_state
+ * reports each change (and the library logs it).
  *
  * Errors are negative errno values; 0 means success.
  */
@@ -75,6 +94,37 @@ struct wharf_nvmf_host_queue;
 #define WHARF_NVMF_HOST_MAX_IO_SIZE 131072u
 /** Namespaces the host identifies at connect, at most. */
 #define WHARF_NVMF_HOST_MAX_NS 64u
+/** Default delay before a reconnect attempt, milliseconds. */
+#define WHARF_NVMF_HOST_RECONNECT_DELAY_MS 2000u
+/** Default time a lost controller keeps reconnecting, milliseconds. */
+#define WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS 600000u
+/** ctrl_loss_tmo_ms / fast_io_fail_tmo_ms: never. */
+#define WHARF_NVMF_HOST_TMO_INFINITE UINT32_MAX
+
+/** The controller's state (wharf_nvmf_host_stats(), on_state). */
+enum wharf_nvmf_host_state {
+	/** The first bring-up, inside wharf_nvmf_host_connect(). */
+	WHARF_NVMF_HOST_NEW = 0,
+	/** Every queue connected: commands flow. */
+	WHARF_NVMF_HOST_LIVE,
+	/** Lost: every queue is being closed; user commands are held. */
+	WHARF_NVMF_HOST_RESETTING,
+	/** Waiting for the reconnect delay, or reconnecting. */
+	WHARF_NVMF_HOST_CONNECTING,
+	/** wharf_nvmf_host_disconnect() runs. */
+	WHARF_NVMF_HOST_DELETING,
+	/** ctrl_loss_tmo_ms passed: commands fail with -ENODEV. */
+	WHARF_NVMF_HOST_DEAD,
+};
+
+/**
+ * The controller changed state.  @reason: for RESETTING, why it was lost
+ * (-ETIMEDOUT, -ECONNRESET, -EPROTO, -EIO ...), else 0.  Runs on shard
+ * 0 (the admin queue's shard); it must not block nor call
+ * wharf_nvmf_host_disconnect().
+ */
+typedef void (*wharf_nvmf_host_state_cb)(enum wharf_nvmf_host_state state,
+					 int reason, void *arg);
 
 /** Options for wharf_nvmf_host_connect(); start from _opts_init(). */
 struct wharf_nvmf_host_opts {
@@ -115,10 +165,26 @@ struct wharf_nvmf_host_opts {
 	bool no_in_capsule;
 	/** The whole bring-up, ms; 0 = 30000. */
 	uint32_t connect_timeout_ms;
+	/** Delay before the first reconnect attempt after a loss, ms;
+	 * doubled after each failed attempt, at most 8 times this; 0 =
+	 * WHARF_NVMF_HOST_RECONNECT_DELAY_MS. */
+	uint32_t reconnect_delay_ms;
+	/** How long after a loss the controller keeps reconnecting, ms;
+	 * _opts_init() sets WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS; 0 = DEAD at
+	 * the first loss; WHARF_NVMF_HOST_TMO_INFINITE = forever. */
+	uint32_t ctrl_loss_tmo_ms;
+	/** After a loss, fail held commands with -ENOLINK after this many
+	 * ms while reconnecting goes on; _opts_init() sets
+	 * WHARF_NVMF_HOST_TMO_INFINITE (never). */
+	uint32_t fast_io_fail_tmo_ms;
+	/** Called on each state change (may be NULL), with state_arg. */
+	wharf_nvmf_host_state_cb on_state;
+	void *state_arg;
 };
 
 /**
- * wharf_nvmf_host_opts_init - zero @opts, set its size.
+ * wharf_nvmf_host_opts_init - zero @opts, set its size and the recovery
+ * defaults (ctrl_loss_tmo_ms, fast_io_fail_tmo_ms).
  * @opts: the options to fill, or NULL (nothing is done).
  * Context: any thread; non-blocking.  No RCU rule.
  */
@@ -157,10 +223,11 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
  * wharf_nvmf_host_disconnect - end the association and free @host.
  * @host: the controller, or NULL (nothing is done).
  *
- * Stops the keep-alive; completes every outstanding command with
- * -ECONNABORTED (on its owner shard); disconnects the I/O queues; asks
- * the controller for a normal shutdown (CC.SHN, then CSTS.SHST, bounded
- * by the admin timeout); disconnects the admin queue; waits until every
+ * Stops the keep-alive and any reconnecting; completes every outstanding
+ * or held command with -ECONNABORTED (on its owner shard); disconnects
+ * the I/O queues; asks
+ * the controller (when LIVE) for a normal shutdown (CC.SHN, then
+ * CSTS.SHST, bounded by the admin timeout); disconnects the admin queue; waits until every
  * work request has completed; frees everything.  Callbacks of the
  * commands may run during the call, on their shards.
  *
@@ -218,8 +285,12 @@ struct wharf_nvmf_host_info {
 /**
  * wharf_nvmf_host_info - what @host negotiated.
  * @out: filled; @out->size must be set.
+ *
+ * Constant after the connect except cntlid, which a reconnect renews.
+ *
  * Return: 0; -EINVAL for NULL arguments or a bad size.
- * Context: any thread; non-blocking.  No RCU rule.
+ * Context: any thread; takes the controller's lock for the copy (never
+ * held long).  No RCU rule.
  */
 int wharf_nvmf_host_info(const struct wharf_nvmf_host *host,
 			 struct wharf_nvmf_host_info *out);
@@ -273,10 +344,15 @@ wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q);
 
 /**
  * A command completed.  @status: 0; -EIO when the controller returned an
- * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14); -ETIMEDOUT
- * when the command outlived its timeout; -ECONNABORTED when the queue
- * failed or was disconnected first.  Runs on the queue's owner shard,
- * never inside a submission call.  It may submit again.
+ * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14); -ENODEV
+ * when the controller was lost for good (ctrl_loss_tmo_ms) first;
+ * -ENOLINK when fast_io_fail_tmo_ms failed it while reconnecting;
+ * -ECONNABORTED when the controller was disconnected first; the reason of
+ * the last loss (-ETIMEDOUT when the command outlived its timeout,
+ * -ECONNRESET, -EPROTO ...) when it had been sent 6 times and the queue
+ * was lost every time.  A command outstanding at a loss (its timeout is
+ * one) is otherwise held and sent again, not failed.  Runs on the queue's
+ * owner shard, never inside a submission call.  It may submit again.
  */
 typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
 
@@ -292,11 +368,15 @@ typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
  * @cb: completion callback (required), with @arg.
  * @arg: its argument.
  *
+ * While the controller reconnects the command is held (it counts as
+ * outstanding) and sent once the queue is connected again.
+ *
  * Return: 0 (@cb runs exactly once, later); -EINVAL for NULL arguments,
  * @nlb 0, an unknown @nsid or a transfer above max_io_size; -EAGAIN when
- * queue_size commands are outstanding; -ENOTCONN when the queue failed or
- * is disconnecting; -EPERM when not called on the owner shard; -errno of
- * the post.
+ * queue_size commands are outstanding or held; -ENODEV when the
+ * controller is DEAD; -ENOLINK after fast_io_fail_tmo_ms until the queue
+ * is connected again; -ENOTCONN when disconnecting; -EPERM when not
+ * called on the owner shard; -errno of the post.
  * Context: @q's owner shard (a shard callback or a message); non-blocking.
  */
 int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
@@ -422,9 +502,14 @@ struct wharf_nvmf_host_queue_stats {
 	uint64_t bad_responses;
 	/** Commands outstanding now. */
 	uint32_t outstanding;
-	/** Why the queue failed (-ETIMEDOUT, -EPROTO for a bad response,
-	 * -ECONNRESET for a transport error or disconnect), or 0. */
+	/** Why the queue was last lost (-ETIMEDOUT, -EPROTO for a bad
+	 * response, -ECONNRESET for a transport error or disconnect,
+	 * -ECONNREFUSED / -EHOSTUNREACH for a failed reconnect), or 0. */
 	int error;
+	/** Commands sent again after a loss. */
+	uint64_t retried;
+	/** Held commands failed (-ENODEV, -ENOLINK, too many losses). */
+	uint64_t failed_held;
 };
 
 /**
@@ -436,6 +521,43 @@ struct wharf_nvmf_host_queue_stats {
  */
 int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
 				struct wharf_nvmf_host_queue_stats *out);
+
+/** The controller's state and recovery counters. */
+struct wharf_nvmf_host_stats {
+	/** sizeof(struct wharf_nvmf_host_stats) as compiled by the caller. */
+	size_t size;
+	enum wharf_nvmf_host_state state;
+	/** Losses (LIVE -> RESETTING). */
+	uint64_t losses;
+	/** Reconnect attempts started, and those that made it LIVE. */
+	uint64_t reconnect_attempts;
+	uint64_t reconnects;
+	/** Sums over the I/O queues (struct wharf_nvmf_host_queue_stats). */
+	uint64_t retried;
+	uint64_t failed_held;
+	/** Why the controller was last lost, or why the last attempt
+	 * failed (-errno), or 0. */
+	int last_error;
+};
+
+/**
+ * wharf_nvmf_host_stats - snapshot @host's state and recovery counters.
+ * @host: the controller.
+ * @out: filled; @out->size must be set.
+ * Return: 0; -EINVAL for NULL arguments or a bad size.
+ * Context: any thread; non-blocking (each value is read atomically, the
+ * whole is not one instant).  No RCU rule.
+ */
+int wharf_nvmf_host_stats(const struct wharf_nvmf_host *host,
+			  struct wharf_nvmf_host_stats *out);
+
+/**
+ * wharf_nvmf_host_state_name - "live", "resetting", ... for @state.
+ * @state: a state.
+ * Return: a static string; "?" for an unknown value.
+ * Context: any thread; non-blocking.  No RCU rule.
+ */
+const char *wharf_nvmf_host_state_name(enum wharf_nvmf_host_state state);
 
 #ifdef __cplusplus
 }

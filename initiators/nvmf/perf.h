@@ -36,7 +36,10 @@ struct perf_args {
 	unsigned shards;	 /* 0: the context default */
 	int cpus[PERF_MAX_CPUS]; /* --cpus: shard i on cpus[i] */
 	unsigned ncpus;
-	int poll; /* enum wharf_poll_mode */
+	int poll;		     /* enum wharf_poll_mode */
+	uint32_t reconnect_delay_ms; /* 0: the library's default */
+	uint32_t ctrl_loss_tmo_ms;   /* with has_ctrl_loss_tmo */
+	bool has_ctrl_loss_tmo;
 	bool verify;
 	bool json;
 	bool quiet; /* no progress */

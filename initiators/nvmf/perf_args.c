@@ -31,9 +31,23 @@ const char perf_usage[] =
 	"  --shards N         shard threads (default one per core)\n"
 	"  --cpus LIST        one shard per CPU listed, e.g. 1 or 0,2\n"
 	"  --poll MODE        idle shards: event (default), busy, adaptive\n"
+	"  --reconnect-delay MS  after losing the controller (the target\n"
+	"                     disconnected, a timeout, a failed Keep Alive),\n"
+	"                     wait this long before reconnecting, doubling\n"
+	"                     after each failed attempt, at most 8x (default\n"
+	"                     2000); commands in flight are held and sent\n"
+	"                     again, so the run goes on\n"
+	"  --ctrl-loss-tmo MS give up reconnecting after this long: held\n"
+	"                     commands fail with ENODEV (default 600000;\n"
+	"                     0: at the first loss)\n"
 	"  --verify           every command slot owns its own blocks and\n"
 	"                     writes them with a fresh pattern, reads them\n"
-	"                     back and compares; exit 1 on a mismatch\n"
+	"                     back and compares; exit 1 on a mismatch.  A\n"
+	"                     write counts as acknowledged only once it\n"
+	"                     completed with success (across reconnects\n"
+	"                     too); only acknowledged data is compared,\n"
+	"                     and each slot's last one is read once more\n"
+	"                     at the end\n"
 	"  --json             the result as one JSON object on stdout\n"
 	"  --quiet            no progress lines\n"
 	"  --help             this text\n";
@@ -193,6 +207,13 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 				a->poll = 2;
 			else
 				bad = 1;
+		} else if (!strcmp(o, "--reconnect-delay")) {
+			bad = perf_num(v, 3600000, &n) || n == 0;
+			a->reconnect_delay_ms = (uint32_t)n;
+		} else if (!strcmp(o, "--ctrl-loss-tmo")) {
+			bad = perf_num(v, 86400000, &n);
+			a->ctrl_loss_tmo_ms = (uint32_t)n;
+			a->has_ctrl_loss_tmo = true;
 		} else {
 			snprintf(err, errlen, "unknown option %s", o);
 			return -EINVAL;

@@ -11,7 +11,10 @@
  * says `done`.  The namespace is split evenly between the jobs, and in
  * --verify mode each command slot of a job owns its own blocks, so no two
  * commands in flight ever touch the same block: a slot writes a pattern
- * derived from (LBA, slot sequence number), reads it back and compares.
+ * derived from (LBA, slot sequence number), reads it back and compares;
+ * a write counts as acknowledged only when it completed with success, and
+ * at the end every slot's last acknowledged write is read once more (so
+ * data written before a target restart is checked after it).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -40,6 +43,8 @@ struct slot {
 	uint64_t seq;  /* verify: the pattern's generation */
 	uint64_t t0;   /* submission, ns */
 	bool reading;  /* verify: the read-back is in flight */
+	bool acked;    /* verify: a write of this slot completed with success */
+	uint64_t acked_lba, acked_seq;
 };
 
 struct job {
@@ -52,7 +57,7 @@ struct job {
 	struct slot *slots;
 	unsigned inflight;
 	struct perf_hist hist;
-	atomic_uint_fast64_t ios, errors, verify_errors;
+	atomic_uint_fast64_t ios, errors, verify_errors, rechecked;
 	atomic_int first_error;
 	atomic_bool done;
 };
@@ -214,6 +219,9 @@ static void on_done(int status, uint16_t nvme_status, void *arg)
 		return;
 	}
 	if (j->a->verify && !s->reading) {
+		s->acked = true;
+		s->acked_lba = s->lba;
+		s->acked_seq = s->seq;
 		s->reading = true;
 		memset(s->buf, 0xEE, (size_t)j->nblk * j->bs);
 		if (submit(s, false)) {
@@ -226,6 +234,57 @@ static void on_done(int status, uint16_t nvme_status, void *arg)
 		check(s);
 	if (!next(s))
 		slot_end(j);
+}
+
+/* The final pass of --verify: each slot's last acknowledged write. */
+static void recheck_done(int status, uint16_t nvme_status, void *arg)
+{
+	struct slot *s = arg;
+	struct job *j = s->j;
+
+	if (status) {
+		fprintf(stderr,
+			"wharf-nvmf-perf: verify: reading LBA %llu again: %s "
+			"(NVMe status 0x%x)\n",
+			(unsigned long long)s->lba, strerror(-status),
+			nvme_status);
+		inc(&j->errors);
+		atomic_store(&j->first_error, status);
+	} else {
+		check(s);
+		inc(&j->rechecked);
+	}
+	slot_end(j);
+}
+
+static void recheck_start(struct wharf_shard *shard, void *arg)
+{
+	struct job *j = arg;
+	unsigned n = 0;
+
+	(void)shard;
+	for (unsigned i = 0; i < j->a->qd; i++)
+		n += j->slots[i].acked;
+	j->inflight = n;
+	if (!n)
+		atomic_store_explicit(&j->done, true, memory_order_release);
+	for (unsigned i = 0; i < j->a->qd; i++) {
+		struct slot *s = &j->slots[i];
+		int rc;
+
+		if (!s->acked)
+			continue;
+		s->lba = s->acked_lba;
+		s->seq = s->acked_seq;
+		memset(s->buf, 0xEE, (size_t)j->nblk * j->bs);
+		rc = wharf_nvmf_host_read(j->q, j->nsid, s->lba, j->nblk,
+					  s->buf, recheck_done, s);
+		if (rc) {
+			inc(&j->errors);
+			atomic_store(&j->first_error, rc);
+			slot_end(j);
+		}
+	}
 }
 
 static void job_start(struct wharf_shard *shard, void *arg)
@@ -294,7 +353,8 @@ static double cpu_s(void)
 }
 
 struct result {
-	uint64_t ios, errors, verify_errors;
+	uint64_t ios, errors, verify_errors, rechecked;
+	uint64_t reconnects, retried;
 	double secs, iops, mib_s, cpu_us_per_io;
 	double avg_us, p50_us, p99_us, p999_us, max_us;
 };
@@ -312,6 +372,8 @@ static void report(const struct perf_args *a,
 		       "\"lat_us\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,"
 		       "\"p99_9\":%.2f,\"max\":%.2f},\"cpu_us_per_io\":%.2f,"
 		       "\"errors\":%llu,\"verify_errors\":%llu,"
+		       "\"rechecked\":%llu,\"reconnects\":%llu,\"retried\":%"
+		       "llu,"
 		       "\"in_capsule_size\":%u,\"max_io_size\":%u}\n",
 		       a->traddr, a->trsvcid, a->subnqn, a->nsid,
 		       perf_pattern_name(a->pattern), a->io_size, a->qd,
@@ -320,7 +382,10 @@ static void report(const struct perf_args *a,
 		       r->p50_us, r->p99_us, r->p999_us, r->max_us,
 		       r->cpu_us_per_io, (unsigned long long)r->errors,
 		       (unsigned long long)r->verify_errors,
-		       in->in_capsule_size, in->max_io_size);
+		       (unsigned long long)r->rechecked,
+		       (unsigned long long)r->reconnects,
+		       (unsigned long long)r->retried, in->in_capsule_size,
+		       in->max_io_size);
 		return;
 	}
 	printf("%-10s %7s %4s %6s %10s %9s %9s %9s %9s %9s %8s\n", "pattern",
@@ -331,23 +396,29 @@ static void report(const struct perf_args *a,
 	       perf_pattern_name(a->pattern), a->io_size, a->qd,
 	       in->nr_io_queues, r->iops, r->mib_s, r->avg_us, r->p50_us,
 	       r->p99_us, r->p999_us, r->cpu_us_per_io);
-	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu errors%s",
+	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu reconnects, %llu "
+	       "retried, %llu errors%s",
 	       (unsigned long long)r->ios, r->secs,
-	       (unsigned long long)r->errors, a->verify ? ", " : "\n");
+	       (unsigned long long)r->reconnects,
+	       (unsigned long long)r->retried, (unsigned long long)r->errors,
+	       a->verify ? ", " : "\n");
 	if (a->verify)
-		printf("%llu verify mismatches\n",
-		       (unsigned long long)r->verify_errors);
+		printf("%llu verify mismatches (%llu acknowledged writes read "
+		       "again at the end)\n",
+		       (unsigned long long)r->verify_errors,
+		       (unsigned long long)r->rechecked);
 }
 
 static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 {
 	struct wharf_nvmf_host_info in = {.size = sizeof(in)};
 	struct wharf_nvmf_host_ns ns = {.size = sizeof(ns)};
+	struct wharf_nvmf_host_stats hs = {.size = sizeof(hs)};
 	struct perf_hist all;
 	struct result r = {0};
 	struct job *jobs;
 	uint64_t t0, tend, last = 0, lastn = 0;
-	double c0;
+	double c0, c1;
 	unsigned n, i;
 	int rc = 0;
 
@@ -424,16 +495,34 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 					     memory_order_acquire))
 			usleep(1000);
 	r.secs = (double)(now_ns() - t0) / 1e9;
+	c1 = cpu_s();
+	if (a->verify) {
+		for (i = 0; i < n; i++) {
+			atomic_store(&jobs[i].done, false);
+			while (wharf_shard_send(
+				       wharf_nvmf_host_queue_shard(jobs[i].q),
+				       recheck_start, &jobs[i]) == -EAGAIN)
+				usleep(1000);
+		}
+		for (i = 0; i < n; i++)
+			while (!atomic_load_explicit(&jobs[i].done,
+						     memory_order_acquire))
+				usleep(1000);
+	}
 	ph_init(&all);
 	for (i = 0; i < n; i++) {
 		ph_merge(&all, &jobs[i].hist);
 		r.errors += atomic_load(&jobs[i].errors);
 		r.verify_errors += atomic_load(&jobs[i].verify_errors);
+		r.rechecked += atomic_load(&jobs[i].rechecked);
 	}
+	wharf_nvmf_host_stats(host, &hs);
+	r.reconnects = hs.reconnects;
+	r.retried = hs.retried;
 	r.ios = all.count;
 	r.iops = (double)r.ios / r.secs;
 	r.mib_s = r.iops * a->io_size / 1048576.0;
-	r.cpu_us_per_io = r.ios ? (cpu_s() - c0) * 1e6 / (double)r.ios : 0;
+	r.cpu_us_per_io = r.ios ? (c1 - c0) * 1e6 / (double)r.ios : 0;
 	r.avg_us = all.count ? (double)all.sum / (double)all.count / 1e3 : 0;
 	r.p50_us = (double)ph_percentile(&all, 0.50) / 1e3;
 	r.p99_us = (double)ph_percentile(&all, 0.99) / 1e3;
@@ -497,6 +586,9 @@ int main(int argc, char **argv)
 	 * of exactly one command's data. */
 	ho.queue_size = a.qd + 1;
 	ho.max_io_size = a.io_size;
+	ho.reconnect_delay_ms = a.reconnect_delay_ms;
+	if (a.has_ctrl_loss_tmo)
+		ho.ctrl_loss_tmo_ms = a.ctrl_loss_tmo_ms;
 	rc = wharf_nvmf_host_connect(&ho, err, sizeof(err), &host);
 	if (rc) {
 		fprintf(stderr, "wharf-nvmf-perf: connect: %s: %s\n",

@@ -1,8 +1,11 @@
 /*
  * initiators/nvmf/queue.c - one NVMe-oF queue as a wharf connection: the
  * CM handshake, the registered slab of capsules and bounce buffers, the
- * Fabrics Connect, command slots, responses, timeouts, failure and
- * teardown (the life of a queue and of a slot: host_int.h).
+ * Fabrics Connect, command slots, responses, timeouts, a loss (internal
+ * commands failed, user commands held and posted again once the queue is
+ * LIVE again) and teardown (the life of a queue and of a slot:
+ * host_int.h).  The wnh_q_*() messages are the controller's recovery
+ * (recover.c) acting on the queue, on its owner shard.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,22 +36,226 @@ static bool alive(const struct wharf_nvmf_host_queue *q)
 	return q->state == NHQ_CONNECTING || q->state == NHQ_LIVE;
 }
 
+static void set_gone(struct wharf_nvmf_host_queue *q, bool gone)
+{
+	struct wharf_nvmf_host *h = q->h;
+
+	pthread_mutex_lock(&h->lock);
+	q->gone = gone;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Command slots                                                       */
+/* ------------------------------------------------------------------ */
+
+static void slot_put(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
+{
+	s->busy = false;
+	s->posted = false;
+	s->next_free = q->free;
+	q->free = s;
+}
+
+static void slot_complete(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
+{
+	wharf_nvmf_host_cb cb = s->cb;
+	void *arg = s->arg;
+	uint16_t st = s->rsp.status;
+	int status = (st & 0x7FF) ? -EIO : 0;
+
+	q->last_result = s->rsp.result;
+	if (!status && s->user_buf)
+		memcpy(s->user_buf, s->bounce, s->len);
+	s->cb = NULL;
+	slot_put(q, s);
+	out_add(q, -1);
+	cnt_inc(&q->n.completed);
+	if (status)
+		cnt_inc(&q->n.nvme_errors);
+	cb(status, st, arg);
+}
+
+/* Completes @s with @err now.  A slot posted on the current (closing)
+ * connection stays busy until that connection is gone. */
+static void slot_fail(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
+		      int err)
+{
+	wharf_nvmf_host_cb cb = s->cb;
+	void *arg = s->arg;
+
+	s->cb = NULL;
+	if (!s->posted)
+		slot_put(q, s);
+	out_add(q, -1);
+	cnt_inc(&q->n.completed);
+	cb(err, 0, arg);
+}
+
+/* Every command still waiting for its callback (@user: user commands,
+ * else internal ones) gets @err. */
+static void abort_some(struct wharf_nvmf_host_queue *q, bool user, int err)
+{
+	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
+		struct wnh_slot *s = &q->slots[i];
+
+		if (!s->busy || !s->cb || s->user != user)
+			continue;
+		if (user)
+			cnt_inc(&q->n.failed_held);
+		slot_fail(q, s, err);
+	}
+}
+
+/* Posts @s's capsule on the current connection, with the current MR. */
+static int slot_post(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
+{
+	union nvmf_cmd *c = (union nvmf_cmd *)s->capsule;
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)s->capsule,
+		.length = NVMF_SQE_SIZE,
+		.lkey = q->mr->lkey,
+	};
+	int rc;
+
+	if (s->in_cap) {
+		wnh_sgl_in_capsule(&c->common.sgl, s->len);
+		sge.length += s->len;
+	} else if (s->dir == NH_DIR_NONE) {
+		wnh_sgl_keyed(&c->common.sgl, 0, 0, 0);
+	} else {
+		wnh_sgl_keyed(&c->common.sgl, (uintptr_t)s->bounce, s->len,
+			      q->mr->rkey);
+	}
+	wharf_wr_init(&s->wr, NH_WR_TAG);
+	rc = wharf_qp_post_send(wharf_conn_qp(q->conn), &s->wr, &sge, 1, false,
+				0);
+	if (rc)
+		return rc;
+	if (s->tries++)
+		cnt_inc(&q->n.retried);
+	s->posted = true;
+	s->sent = false;
+	s->answered = false;
+	s->deadline_ms = wnh_now_ms() + q->timeout_ms;
+	q->wr_inflight++;
+	return 0;
+}
+
+/* The queue is LIVE (again): post every held command. */
+static void resubmit(struct wharf_nvmf_host_queue *q)
+{
+	for (uint32_t i = 0; q->state == NHQ_LIVE && i < q->entries; i++) {
+		struct wnh_slot *s = &q->slots[i];
+		int rc, err;
+
+		if (!s->busy || !s->cb || s->posted)
+			continue;
+		if (s->tries >= NH_MAX_TRIES) {
+			err = atomic_load(&q->n.error);
+			cnt_inc(&q->n.failed_held);
+			slot_fail(q, s, err ? err : -EIO);
+			continue;
+		}
+		rc = slot_post(q, s);
+		if (rc)
+			wnh_queue_fail(q, rc);
+	}
+}
+
+int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
+	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
+	       void *arg)
+{
+	struct wnh_slot *s = q->free;
+	bool user = q->qid && cmd->common.opc != NVMF_OPC_FABRICS;
+	union nvmf_cmd *c;
+	int rc;
+
+	if (user && (q->state == NHQ_CONNECTING || q->state == NHQ_RESETTING ||
+		     q->state == NHQ_DOWN)) {
+		if (q->fail_new)
+			return q->fail_new;
+	} else if (!(q->state == NHQ_LIVE ||
+		     (q->state == NHQ_CONNECTING && q->established))) {
+		return -ENOTCONN;
+	}
+	if (!s)
+		return -EAGAIN;
+	if (len > q->bounce_size)
+		return -EINVAL;
+	c = (union nvmf_cmd *)s->capsule;
+	memcpy(c, cmd, sizeof(*c));
+	c->common.cid = (uint16_t)(s - q->slots);
+	s->user_buf = dir == NH_DIR_FROM_CTRL ? buf : NULL;
+	s->len = len;
+	s->dir = dir;
+	s->user = user;
+	s->tries = 0;
+	s->in_cap = dir == NH_DIR_TO_CTRL &&
+		    cmd->common.opc != NVMF_OPC_FABRICS && len <= q->in_capsule;
+	if (s->in_cap)
+		memcpy(s->capsule + NVMF_SQE_SIZE, buf, len);
+	else if (dir == NH_DIR_TO_CTRL)
+		memcpy(s->bounce, buf, len);
+	s->posted = false;
+	if (q->state == NHQ_LIVE || !user) {
+		rc = slot_post(q, s);
+		if (rc)
+			return rc;
+	} /* else held until the queue is LIVE again */
+	q->free = s->next_free;
+	s->busy = true;
+	s->cb = cb;
+	s->arg = arg;
+	out_add(q, 1);
+	cnt_inc(&q->n.submitted);
+	if (dir == NH_DIR_TO_CTRL)
+		cnt_inc(s->in_cap ? &q->n.in_capsule : &q->n.keyed);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Teardown                                                            */
 /* ------------------------------------------------------------------ */
 
+/* RESETTING and gone: deregister the MR (the next connection may have
+ * another PD), complete what was answered, hold the rest, go DOWN. */
+static void reset_done(struct wharf_nvmf_host_queue *q)
+{
+	if (q->mr)
+		ibv_dereg_mr(q->mr);
+	q->mr = NULL;
+	q->state = NHQ_DOWN;
+	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
+		struct wnh_slot *s = &q->slots[i];
+
+		if (!s->busy || !s->posted)
+			continue;
+		if (!s->cb) {
+			slot_put(q, s);
+		} else if (s->answered) {
+			slot_complete(q, s);
+		} else {
+			s->posted = false; /* held */
+		}
+	}
+	if (q->reply) {
+		q->reply = false;
+		wnh_ctrl_down(q);
+	}
+}
+
 static void check_gone(struct wharf_nvmf_host_queue *q)
 {
-	struct wharf_nvmf_host *h = q->h;
-
-	if (!q->destroyed || q->wr_inflight || q->gone)
+	if (!q->destroyed || q->wr_inflight || q->call_pending || q->gone)
 		return;
 	wharf_timer_destroy(q->sweep);
 	q->sweep = NULL;
-	pthread_mutex_lock(&h->lock);
-	q->gone = true;
-	pthread_cond_broadcast(&h->cond);
-	pthread_mutex_unlock(&h->lock);
+	if (q->state == NHQ_RESETTING)
+		reset_done(q);
+	set_gone(q, true);
 }
 
 static void destroy_conn(struct wharf_nvmf_host_queue *q)
@@ -75,72 +282,114 @@ static void close_conn(struct wharf_nvmf_host_queue *q)
 	/* 0 or -EALREADY: on_disconnected destroys it. */
 }
 
-/* Every command still waiting for its callback gets @err. */
-static void abort_all(struct wharf_nvmf_host_queue *q, int err)
-{
-	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
-		struct wnh_slot *s = &q->slots[i];
-		wharf_nvmf_host_cb cb = s->cb;
-
-		if (!s->busy || !cb)
-			continue;
-		s->cb = NULL;
-		out_add(q, -1);
-		cnt_inc(&q->n.completed);
-		cb(err, 0, s->arg);
-	}
-}
-
-void wnh_queue_fail(struct wharf_nvmf_host_queue *q, int err)
-{
-	if (!alive(q))
-		return;
-	q->state = NHQ_FAILED;
-	atomic_store(&q->n.error, err);
-	wharf_ctx_log(q->h->ctx, WHARF_LOG_WARN,
-		      "nvmf host: queue %u failed: %s", q->qid, strerror(-err));
-	wnh_fail(q->h, err, "queue %u failed: %s", q->qid, strerror(-err));
-	abort_all(q, -ECONNABORTED);
-	close_conn(q);
-}
-
 static void close_fn(struct wharf_conn *conn, void *arg)
 {
 	struct wharf_nvmf_host_queue *q = arg;
 
+	q->call_pending = false;
 	if (conn && !q->destroyed)
 		q->conn = conn;
-	if (alive(q)) {
-		q->state = NHQ_CLOSING;
-		abort_all(q, -ECONNABORTED);
-	}
-	q->state = NHQ_CLOSING;
-	if (!conn) {
-		/* Destroyed already (refused, failed): only WRs to wait for. */
-		check_gone(q);
+	if (conn) {
+		close_conn(q);
 		return;
 	}
-	close_conn(q);
+	q->destroyed = true; /* nothing left to destroy */
+	check_gone(q);
 }
 
-void wnh_queue_close(struct wharf_nvmf_host_queue *q)
+/* Closes the queue's connection (if any), on the owner shard: at once
+ * when the connection is known here, else through wharf_conn_call(),
+ * which finds one that is still being set up. */
+static void close_queue(struct wharf_nvmf_host_queue *q)
 {
-	struct wharf_nvmf_host *h = q->h;
-	int rc;
+	if (q->gone || q->destroyed)
+		return;
+	if (q->conn) {
+		close_conn(q);
+	} else if (!q->call_pending) {
+		if (wharf_conn_call(q->h->cm, q->conn_id, close_fn, q)) {
+			/* the cm is shutting down: nothing will run */
+			q->destroyed = true;
+			set_gone(q, true);
+		} else {
+			q->call_pending = true; /* not gone before it ran */
+		}
+	}
+}
 
-	if (!q->started) {
-		pthread_mutex_lock(&h->lock);
-		q->gone = true;
-		pthread_mutex_unlock(&h->lock);
+/* Lost: hold user commands, fail internal ones, close the connection. */
+static void lose(struct wharf_nvmf_host_queue *q)
+{
+	q->state = NHQ_RESETTING;
+	abort_some(q, false, -ECONNABORTED);
+	close_queue(q);
+}
+
+void wnh_q_reset(struct wharf_shard *shard, void *arg)
+{
+	struct wharf_nvmf_host_queue *q = arg;
+
+	(void)shard;
+	if (q->state == NHQ_DOWN || q->state == NHQ_CLOSING || q->gone) {
+		wnh_ctrl_down(q);
 		return;
 	}
-	while ((rc = wharf_conn_call(h->cm, q->conn_id, close_fn, q)) ==
-	       -EAGAIN)
-		sched_yield();
-	if (rc) { /* the cm is shutting down: nothing will run */
-		pthread_mutex_lock(&h->lock);
-		q->gone = true;
-		pthread_mutex_unlock(&h->lock);
+	q->reply = true;
+	if (alive(q))
+		lose(q);
+}
+
+void wnh_q_kill(struct wharf_shard *shard, void *arg)
+{
+	struct wharf_nvmf_host_queue *q = arg;
+
+	(void)shard;
+	if (q->state == NHQ_CLOSING)
+		return;
+	q->fail_new = -ENODEV;
+	abort_some(q, true, -ENODEV);
+}
+
+void wnh_q_fast_fail(struct wharf_shard *shard, void *arg)
+{
+	struct wharf_nvmf_host_queue *q = arg;
+
+	(void)shard;
+	if (q->state == NHQ_LIVE || q->state == NHQ_CLOSING || q->fail_new)
+		return;
+	q->fail_new = -ENOLINK;
+	abort_some(q, true, -ENOLINK);
+}
+
+void wnh_q_close(struct wharf_shard *shard, void *arg)
+{
+	struct wharf_nvmf_host_queue *q = arg;
+
+	(void)shard;
+	q->state = NHQ_CLOSING;
+	abort_some(q, true, -ECONNABORTED);
+	abort_some(q, false, -ECONNABORTED);
+	if (q->gone)
+		set_gone(q, true); /* wake the waiter */
+	else
+		close_queue(q);
+}
+
+void wnh_q_start(struct wharf_shard *shard, void *arg)
+{
+	struct wharf_nvmf_host_queue *q = arg;
+	int rc;
+
+	(void)shard;
+	if (q->state == NHQ_CLOSING || !q->gone)
+		return;
+	rc = wnh_queue_start(q);
+	if (rc) {
+		atomic_store(&q->n.error, rc);
+		wnh_fail(q->h, rc, "queue %u: connect: %s", q->qid,
+			 strerror(-rc));
+		q->state = NHQ_DOWN;
+		wnh_ctrl_lost(q);
 	}
 }
 
@@ -153,102 +402,6 @@ void wnh_queue_free(struct wharf_nvmf_host_queue *q)
 	q->slab = NULL;
 	free(q->slots);
 	q->slots = NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Command slots                                                       */
-/* ------------------------------------------------------------------ */
-
-static void slot_put(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
-{
-	s->busy = false;
-	s->next_free = q->free;
-	q->free = s;
-}
-
-static void slot_complete(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
-{
-	wharf_nvmf_host_cb cb = s->cb;
-	void *arg = s->arg;
-	uint16_t st = s->rsp.status;
-	int status = (st & 0x7FF) ? -EIO : 0;
-
-	q->last_result = s->rsp.result;
-	if (!status && s->user_buf)
-		memcpy(s->user_buf, s->bounce, s->len);
-	s->cb = NULL;
-	slot_put(q, s);
-	out_add(q, -1);
-	cnt_inc(&q->n.completed);
-	if (status)
-		cnt_inc(&q->n.nvme_errors);
-	cb(status, st, arg);
-}
-
-int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
-	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
-	       void *arg)
-{
-	struct wnh_slot *s = q->free;
-	union nvmf_cmd *c;
-	struct ibv_sge sge;
-	int rc;
-
-	if (!(q->state == NHQ_LIVE ||
-	      (q->state == NHQ_CONNECTING && q->established)))
-		return -ENOTCONN;
-	if (!s)
-		return -EAGAIN;
-	if (len > q->bounce_size)
-		return -EINVAL;
-	c = (union nvmf_cmd *)s->capsule;
-	memcpy(c, cmd, sizeof(*c));
-	c->common.cid = (uint16_t)(s - q->slots);
-	sge.addr = (uintptr_t)s->capsule;
-	sge.length = NVMF_SQE_SIZE;
-	sge.lkey = q->mr->lkey;
-	s->user_buf = NULL;
-	s->len = len;
-	switch (dir) {
-	case NH_DIR_TO_CTRL:
-		if (cmd->common.opc != NVMF_OPC_FABRICS &&
-		    len <= q->in_capsule) {
-			memcpy(s->capsule + NVMF_SQE_SIZE, buf, len);
-			wnh_sgl_in_capsule(&c->common.sgl, len);
-			sge.length += len;
-			cnt_inc(&q->n.in_capsule);
-		} else {
-			memcpy(s->bounce, buf, len);
-			wnh_sgl_keyed(&c->common.sgl, (uintptr_t)s->bounce, len,
-				      q->mr->rkey);
-			cnt_inc(&q->n.keyed);
-		}
-		break;
-	case NH_DIR_FROM_CTRL:
-		s->user_buf = buf;
-		wnh_sgl_keyed(&c->common.sgl, (uintptr_t)s->bounce, len,
-			      q->mr->rkey);
-		break;
-	case NH_DIR_NONE:
-		wnh_sgl_keyed(&c->common.sgl, 0, 0, 0);
-		break;
-	}
-	wharf_wr_init(&s->wr, NH_WR_TAG);
-	rc = wharf_qp_post_send(wharf_conn_qp(q->conn), &s->wr, &sge, 1, false,
-				0);
-	if (rc)
-		return rc;
-	q->free = s->next_free;
-	s->busy = true;
-	s->sent = false;
-	s->answered = false;
-	s->cb = cb;
-	s->arg = arg;
-	s->deadline_ms = wnh_now_ms() + q->timeout_ms;
-	q->wr_inflight++;
-	out_add(q, 1);
-	cnt_inc(&q->n.submitted);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -266,6 +419,8 @@ static uint64_t sweep_ns(const struct wharf_nvmf_host_queue *q)
 	return ms * 1000000ull;
 }
 
+/* A posted command past its deadline fails the queue (a loss): an
+ * internal one completes with -ETIMEDOUT, a user one is held. */
 static void sweep_fn(struct wharf_timer *t, void *arg)
 {
 	struct wharf_nvmf_host_queue *q = arg;
@@ -273,15 +428,12 @@ static void sweep_fn(struct wharf_timer *t, void *arg)
 
 	for (uint32_t i = 0; alive(q) && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
-		wharf_nvmf_host_cb cb = s->cb;
 
-		if (!s->busy || !cb || s->deadline_ms > now)
+		if (!s->busy || !s->cb || !s->posted || s->deadline_ms > now)
 			continue;
-		s->cb = NULL;
-		out_add(q, -1);
-		cnt_inc(&q->n.completed);
 		cnt_inc(&q->n.timeouts);
-		cb(-ETIMEDOUT, 0, s->arg);
+		if (!s->user) /* the slot waits for the connection */
+			slot_fail(q, s, -ETIMEDOUT);
 		wnh_queue_fail(q, -ETIMEDOUT);
 	}
 	if (alive(q))
@@ -296,6 +448,8 @@ static int setup_slab(struct wharf_nvmf_host_queue *q, struct ibv_pd *pd)
 {
 	size_t caps, i;
 
+	if (q->slab) /* a reconnect: the slots (held commands) stay */
+		goto reg;
 	q->capsule_stride = (NVMF_SQE_SIZE + q->in_capsule + 63) & ~63u;
 	caps = (size_t)q->capsule_stride * q->entries;
 	caps = (caps + 4095) & ~(size_t)4095;
@@ -306,11 +460,6 @@ static int setup_slab(struct wharf_nvmf_host_queue *q, struct ibv_pd *pd)
 	q->slots = calloc(q->entries, sizeof(*q->slots));
 	if (!q->slots)
 		return -ENOMEM;
-	q->mr = ibv_reg_mr(pd, q->slab, q->slab_len,
-			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_WRITE);
-	if (!q->mr)
-		return -errno;
 	for (i = q->entries; i-- > 0;) {
 		struct wnh_slot *s = &q->slots[i];
 
@@ -319,7 +468,31 @@ static int setup_slab(struct wharf_nvmf_host_queue *q, struct ibv_pd *pd)
 		s->bounce = q->slab + caps + i * q->bounce_size;
 		slot_put(q, s);
 	}
-	return 0;
+reg:
+	q->mr = ibv_reg_mr(pd, q->slab, q->slab_len,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_WRITE);
+	return q->mr ? 0 : -errno;
+}
+
+/* @q is lost with @err (it failed, was refused, or could not connect). */
+static void queue_lost(struct wharf_nvmf_host_queue *q, int err)
+{
+	if (!alive(q))
+		return;
+	atomic_store(&q->n.error, err);
+	/* Told before lose() may make the queue gone: once it is gone the
+	 * application may free it, and no message may point at it then. */
+	wnh_ctrl_lost(q);
+	lose(q);
+}
+
+void wnh_queue_fail(struct wharf_nvmf_host_queue *q, int err)
+{
+	if (!alive(q))
+		return;
+	wnh_fail(q->h, err, "queue %u failed: %s", q->qid, strerror(-err));
+	queue_lost(q, err);
 }
 
 static void connect_done(int status, uint16_t nvme_status, void *arg)
@@ -328,6 +501,8 @@ static void connect_done(int status, uint16_t nvme_status, void *arg)
 	struct wharf_nvmf_host *h = q->h;
 	char st[96];
 
+	if (status && !alive(q))
+		return; /* aborted: the queue is closing */
 	if (status == -EIO) {
 		uint32_t dw0 = (uint32_t)q->last_result;
 		uint32_t ipo = dw0 & 0xFFFF, iattr = (dw0 >> 16) & 0xFF;
@@ -342,21 +517,24 @@ static void connect_done(int status, uint16_t nvme_status, void *arg)
 		wnh_fail(h, -ECONNREFUSED,
 			 "queue %u: Fabrics Connect to %s refused: %s%s",
 			 q->qid, h->subnqn, st, field);
-		wnh_queue_fail(q, -ECONNREFUSED);
+		queue_lost(q, -ECONNREFUSED);
 		return;
 	}
 	if (status) {
 		wnh_fail(h, status, "queue %u: Fabrics Connect: %s", q->qid,
 			 strerror(-status));
-		wnh_queue_fail(q, status);
+		queue_lost(q, status);
 		return;
 	}
 	q->state = NHQ_LIVE;
+	q->fail_new = 0;
 	if (q->qid == 0) {
-		h->info.cntlid = (uint16_t)q->last_result;
+		h->cntlid = (uint16_t)q->last_result;
 		wnh_admin_connected(h);
 	} else {
-		wnh_io_ready(h);
+		resubmit(q);
+		if (q->state == NHQ_LIVE)
+			wnh_ctrl_up(q);
 	}
 }
 
@@ -367,7 +545,7 @@ static void on_established(struct wharf_conn *conn,
 	struct wharf_nvmf_host *h = q->h;
 	struct nvmf_connect_data data;
 	union nvmf_cmd cmd;
-	int rc;
+	int rc = 0;
 
 	q->conn = conn;
 	q->established = true;
@@ -379,23 +557,29 @@ static void on_established(struct wharf_conn *conn,
 		struct nvmf_rdma_cm_rep rep;
 
 		memcpy(&rep, info->private_data, sizeof(rep));
-		if (rep.crqsize >= 2 && rep.crqsize < q->entries)
-			q->entries = rep.crqsize;
+		if (rep.crqsize >= 2 && rep.crqsize < q->entries) {
+			if (q->slots) /* held commands may use every slot */
+				rc = -EPROTO;
+			else
+				q->entries = rep.crqsize;
+		}
 	}
-	rc = setup_slab(q, wharf_conn_pd(conn));
+	if (!rc)
+		rc = setup_slab(q, wharf_conn_pd(conn));
 	if (!rc)
 		rc = wharf_timer_create(q->shard, sweep_fn, q, &q->sweep);
 	if (!rc)
 		rc = wharf_timer_arm(q->sweep, sweep_ns(q));
 	if (rc) {
 		wnh_fail(h, rc, "queue %u: setting up: %s", q->qid,
-			 strerror(-rc));
-		wnh_queue_fail(q, rc);
+			 rc == -EPROTO ? "the target shrank the queue"
+				       : strerror(-rc));
+		queue_lost(q, rc);
 		return;
 	}
 	wnh_cmd_connect(&cmd, q->qid, q->entries, h->kato_ms);
 	rc = wnh_connect_data(&data, h->hostid,
-			      q->qid ? h->info.cntlid : NVMF_CNTLID_DYNAMIC,
+			      q->qid ? h->cntlid : NVMF_CNTLID_DYNAMIC,
 			      h->subnqn, h->hostnqn);
 	if (!rc)
 		rc = wnh_submit(q, &cmd, NH_DIR_TO_CTRL, &data, sizeof(data),
@@ -403,7 +587,7 @@ static void on_established(struct wharf_conn *conn,
 	if (rc) {
 		wnh_fail(h, rc, "queue %u: sending Connect: %s", q->qid,
 			 strerror(-rc));
-		wnh_queue_fail(q, rc);
+		queue_lost(q, rc);
 	}
 }
 
@@ -416,12 +600,13 @@ static void on_rejected(struct wharf_conn *conn,
 	q->conn = conn;
 	if (rej->private_data_len >= sizeof(r))
 		memcpy(&r, rej->private_data, sizeof(r));
-	wnh_fail(q->h, -ECONNREFUSED,
-		 "queue %u: the target rejected the connection: REJ reason %d, "
-		 "NVMe-oF status %u (%s)",
-		 q->qid, rej->reason, r.sts, nvmf_rdma_cm_sts_str(r.sts));
-	q->state = NHQ_FAILED;
-	atomic_store(&q->n.error, -ECONNREFUSED);
+	if (alive(q))
+		wnh_fail(q->h, -ECONNREFUSED,
+			 "queue %u: the target rejected the connection: REJ "
+			 "reason %d, NVMe-oF status %u (%s)",
+			 q->qid, rej->reason, r.sts,
+			 nvmf_rdma_cm_sts_str(r.sts));
+	queue_lost(q, -ECONNREFUSED);
 	destroy_conn(q);
 }
 
@@ -445,10 +630,10 @@ static void on_error(struct wharf_conn *conn, enum wharf_conn_error error,
 		e = err < 0 ? err : -ECONNREFUSED;
 		break;
 	}
-	wnh_fail(q->h, e, "queue %u: connecting failed (step %d): %s", q->qid,
-		 (int)error, strerror(-err));
-	q->state = NHQ_FAILED;
-	atomic_store(&q->n.error, e);
+	if (alive(q))
+		wnh_fail(q->h, e, "queue %u: connecting failed (step %d): %s",
+			 q->qid, (int)error, strerror(-err));
+	queue_lost(q, e);
 	destroy_conn(q);
 }
 
@@ -459,10 +644,9 @@ static void on_disconnected(struct wharf_conn *conn, void *arg)
 	if (!q->destroyed)
 		q->conn = conn;
 	if (alive(q))
-		wharf_ctx_log(q->h->ctx, WHARF_LOG_WARN,
-			      "nvmf host: queue %u: disconnected by the target",
-			      q->qid);
-	wnh_queue_fail(q, -ECONNRESET);
+		wnh_fail(q->h, -ECONNRESET,
+			 "queue %u: disconnected by the target", q->qid);
+	queue_lost(q, -ECONNRESET);
 	destroy_conn(q);
 }
 
@@ -479,16 +663,14 @@ static int on_recv(struct wharf_conn *conn, void *buf,
 		return 0;
 	rc = wnh_rsp_parse(buf, rx->len, q->entries, &rsp);
 	s = rc ? NULL : &q->slots[rsp.cid];
-	if (!s || !s->busy || s->answered || !s->cb) {
+	if (!s || !s->busy || !s->posted || s->answered || !s->cb) {
 		cnt_inc(&q->n.bad_responses);
-		wharf_ctx_log(q->h->ctx, WHARF_LOG_WARN,
-			      "nvmf host: queue %u: bad response (%u bytes): "
-			      "%s",
-			      q->qid, rx->len,
-			      rc == -EMSGSIZE ? "shorter than a completion"
-			      : rc	      ? "command id out of range"
-					      : "command id not outstanding");
-		wnh_queue_fail(q, -EPROTO);
+		wnh_fail(q->h, -EPROTO, "queue %u: bad response (%u bytes): %s",
+			 q->qid, rx->len,
+			 rc == -EMSGSIZE ? "shorter than a completion"
+			 : rc		 ? "command id out of range"
+					 : "command id not outstanding");
+		queue_lost(q, -EPROTO);
 		return 0;
 	}
 	s->rsp = rsp;
@@ -510,14 +692,13 @@ static void on_send_done(struct wharf_conn *conn, struct wharf_wr *wr,
 	q->wr_inflight--;
 	s->sent = true;
 	if (wr->status != IBV_WC_SUCCESS && alive(q)) {
-		wharf_ctx_log(
-			q->h->ctx, WHARF_LOG_WARN,
-			"nvmf host: queue %u: send of command %u: %s", q->qid,
-			(unsigned)(s - q->slots),
-			ibv_wc_status_str((enum ibv_wc_status)wr->status));
-		wnh_queue_fail(q, -ECONNRESET);
-	} else if (alive(q) && s->answered && s->cb)
+		wnh_fail(q->h, -ECONNRESET, "queue %u: send of command %u: %s",
+			 q->qid, (unsigned)(s - q->slots),
+			 ibv_wc_status_str((enum ibv_wc_status)wr->status));
+		queue_lost(q, -ECONNRESET);
+	} else if (alive(q) && s->answered && s->cb) {
 		slot_complete(q, s);
+	}
 	check_gone(q);
 }
 
@@ -543,8 +724,8 @@ int wnh_queue_start(struct wharf_nvmf_host_queue *q)
 	struct wharf_conn_param p;
 	int rc;
 
-	rc = nvmf_rdma_req_build(q->qid, q->entries,
-				 q->qid ? h->info.cntlid : 0, &req);
+	rc = nvmf_rdma_req_build(q->qid, q->entries, q->qid ? h->cntlid : 0,
+				 &req);
 	if (rc)
 		return rc;
 	wharf_conn_param_init(&p);
@@ -567,8 +748,13 @@ int wnh_queue_start(struct wharf_nvmf_host_queue *q)
 	if (q->entries + 1 > WHARF_QP_DEFAULT_SQ_DEPTH)
 		co.qp.sq_depth = q->entries + 1;
 	q->state = NHQ_CONNECTING;
+	q->established = false;
+	q->destroyed = false;
+	q->conn = NULL;
 	rc = wharf_connect(h->cm, &co, &q->conn_id);
-	if (!rc)
-		q->started = true;
+	if (rc)
+		q->state = NHQ_DOWN;
+	else
+		set_gone(q, false);
 	return rc;
 }

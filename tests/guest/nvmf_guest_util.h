@@ -118,6 +118,9 @@ class Tgt
 			return ::testing::AssertionFailure()
 			       << "wharf-nvmf-tgt not found";
 		std::ofstream(conf_) << config;
+		// Emptied here, not only in the child: a restart under the
+		// same name must not find the last run's "listening on".
+		std::ofstream(log_, std::ios::trunc).close();
 		pid_ = fork();
 		if (pid_ < 0)
 			return ::testing::AssertionFailure() << "fork";

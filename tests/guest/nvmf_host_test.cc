@@ -11,7 +11,7 @@
 // subsystem does not allow refused with a clear error; wharf-nvmf-perf
 // --verify (write, read back, compare) on two queues, in-capsule and
 // keyed sizes.  Then, against wharf-nvmf-tgt stopped with SIGSTOP, a
-// command past its timeout failing its queue and nothing else.
+// command past its timeout losing the controller (ctrl_loss_tmo 0).
 #include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -32,6 +32,7 @@
 
 #include "tests/guest/guest_env.h"
 #include "tests/guest/nvmf_guest_util.h"
+#include "tests/guest/nvmf_host_io.h"
 
 namespace
 {
@@ -58,78 +59,6 @@ const Target kTargets[] = {
 	{"nvmet", kNvmetPort, kNvmetSub, kNvmetClosed},
 	{"wharf", kWharfPort, kWharfSub, kWharfClosed},
 };
-
-// One command, run on the queue's owner shard; the test thread polls.
-struct Io {
-	struct wharf_nvmf_host_queue *q = nullptr;
-	uint32_t nsid = 1;
-	uint64_t slba = 0;
-	uint32_t nlb = 0;
-	void *buf = nullptr;
-	char op = 'r'; // r, w, f; z: Write Zeroes (deac), d: DSM Deallocate
-	bool deac = false;
-	std::vector<wharf_nvmf_host_range> ranges;
-	std::atomic<int> done{0};
-	int submit_rc = 0, status = 0;
-	uint16_t nvme = 0;
-};
-
-void IoDone(int status, uint16_t nvme, void *arg)
-{
-	Io *io = static_cast<Io *>(arg);
-	io->status = status;
-	io->nvme = nvme;
-	io->done.store(1);
-}
-
-void IoStart(struct wharf_shard *, void *arg)
-{
-	Io *io = static_cast<Io *>(arg);
-	int rc;
-
-	if (io->op == 'w')
-		rc = wharf_nvmf_host_write(io->q, io->nsid, io->slba, io->nlb,
-					   io->buf, IoDone, io);
-	else if (io->op == 'f')
-		rc = wharf_nvmf_host_flush(io->q, io->nsid, IoDone, io);
-	else if (io->op == 'z')
-		rc = wharf_nvmf_host_write_zeroes(io->q, io->nsid, io->slba,
-						  io->nlb, io->deac, IoDone,
-						  io);
-	else if (io->op == 'd')
-		rc = wharf_nvmf_host_dsm_deallocate(
-			io->q, io->nsid, io->ranges.data(),
-			(unsigned)io->ranges.size(), IoDone, io);
-	else
-		rc = wharf_nvmf_host_read(io->q, io->nsid, io->slba, io->nlb,
-					  io->buf, IoDone, io);
-	if (rc) {
-		io->submit_rc = rc;
-		io->done.store(1);
-	}
-}
-
-// Runs one command; its submission error, else its completion status.
-int DoIo(struct wharf_nvmf_host_queue *q, char op, uint64_t slba, uint32_t nlb,
-	 void *buf, uint16_t *nvme = nullptr, bool deac = false,
-	 std::vector<wharf_nvmf_host_range> ranges = {})
-{
-	Io io;
-	io.q = q;
-	io.op = op;
-	io.slba = slba;
-	io.nlb = nlb;
-	io.buf = buf;
-	io.deac = deac;
-	io.ranges = ranges;
-	if (wharf_shard_send(wharf_nvmf_host_queue_shard(q), IoStart, &io))
-		return -999;
-	if (!Poll([&] { return io.done.load() == 1; }))
-		return -998;
-	if (nvme)
-		*nvme = io.nvme;
-	return io.submit_rc ? io.submit_rc : io.status;
-}
 
 class NvmfHost : public ::testing::TestWithParam<Target>
 {
@@ -198,25 +127,12 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		if (!started) {
 			ADD_FAILURE() << started.message();
 		}
-		wharf_ctx_opts co;
-		wharf_ctx_opts_init(&co);
-		co.nshards = 2;
-		if (wharf_ctx_create(&co, &ctx_) ||
-		    wharf_cm_create(ctx_, nullptr, &cm_)) {
-			ADD_FAILURE() << "wharf context / cm";
-		}
+		SuiteCtxCreate(&ctx_, &cm_);
 	}
 
 	static void TearDownTestSuite()
 	{
-		if (cm_) {
-			EXPECT_EQ(0, wharf_cm_destroy(cm_));
-		}
-		if (ctx_) {
-			EXPECT_EQ(0, wharf_ctx_destroy(ctx_));
-		}
-		cm_ = nullptr;
-		ctx_ = nullptr;
+		SuiteCtxDestroy(&ctx_, &cm_);
 		if (tgt_) {
 			EXPECT_TRUE(tgt_->Stop());
 			delete tgt_;
@@ -236,9 +152,11 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		}
 	}
 
-	int Connect(const char *subnqn, unsigned queues, std::string *err,
-		    wharf_nvmf_host **out, uint32_t io_timeout_ms = 0,
-		    uint32_t kato_ms = 0)
+	int
+	Connect(const char *subnqn, unsigned queues, std::string *err,
+		wharf_nvmf_host **out, uint32_t io_timeout_ms = 0,
+		uint32_t kato_ms = 0,
+		uint32_t ctrl_loss_tmo_ms = WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS)
 	{
 		sockaddr_in a = {};
 		a.sin_family = AF_INET;
@@ -253,6 +171,7 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		o.queue_size = 32;
 		o.io_timeout_ms = io_timeout_ms;
 		o.kato_ms = kato_ms;
+		o.ctrl_loss_tmo_ms = ctrl_loss_tmo_ms;
 		char e[256] = "";
 		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
 		*err = e;
@@ -264,19 +183,6 @@ Tgt *NvmfHost::tgt_;
 wharf_ctx *NvmfHost::ctx_;
 wharf_cm *NvmfHost::cm_;
 bool NvmfHost::nvmet_up_;
-
-std::vector<uint8_t> Pattern(size_t len, unsigned seed)
-{
-	std::vector<uint8_t> v(len);
-	uint32_t x = 2463534242u * (seed + 1);
-	for (auto &b : v) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		b = (uint8_t)x;
-	}
-	return v;
-}
 
 TEST_P(NvmfHost, ConnectIdentifyWriteReadDisconnect)
 {
@@ -554,21 +460,23 @@ INSTANTIATE_TEST_SUITE_P(Targets, NvmfHost, ::testing::ValuesIn(kTargets),
 			 });
 
 // A target that stops answering (wharf-nvmf-tgt under SIGSTOP; nvmet runs
-// in the kernel and cannot be stopped): the command times out, the queue
-// fails with -ETIMEDOUT and refuses new commands, the other queue is
-// untouched, and the disconnect still completes once the target runs.
+// in the kernel and cannot be stopped), with ctrl_loss_tmo 0: the command
+// times out, which loses the controller, which is DEAD at once: the
+// command completes with -ENODEV, so do new ones on every queue, and the
+// disconnect still completes once the target runs.  (Reconnecting is
+// nvmf_host_recovery_test's.)
 class NvmfHostStalled : public NvmfHost
 {
 };
 
-TEST_P(NvmfHostStalled, CommandTimeoutFailsTheQueueCleanly)
+TEST_P(NvmfHostStalled, CommandTimeoutLosesTheController)
 {
 	wharf_nvmf_host *h = nullptr;
 	std::string err;
 	pid_t pid = tgt_->Pid();
 
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h, 1000)) << err;
+	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h, 1000, 0, 0)) << err;
 	struct wharf_nvmf_host_queue *q0 = wharf_nvmf_host_queue(h, 0);
 	struct wharf_nvmf_host_queue *q1 = wharf_nvmf_host_queue(h, 1);
 	std::vector<uint8_t> buf(4096);
@@ -585,17 +493,26 @@ TEST_P(NvmfHostStalled, CommandTimeoutFailsTheQueueCleanly)
 	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
 			  std::chrono::steady_clock::now() - t0)
 			  .count();
-	EXPECT_EQ(-ETIMEDOUT, rc);
-	EXPECT_GE(ms, 900) << "timed out before io_timeout_ms";
+	EXPECT_EQ(-ENODEV, rc);
+	EXPECT_GE(ms, 900) << "failed before io_timeout_ms";
 	struct wharf_nvmf_host_queue_stats s = {};
 	s.size = sizeof(s);
 	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q0, &s));
 	EXPECT_EQ(1u, s.timeouts);
 	EXPECT_EQ(-ETIMEDOUT, s.error);
+	EXPECT_EQ(1u, s.failed_held);
 	EXPECT_EQ(0u, s.outstanding);
-	EXPECT_EQ(-ENOTCONN, DoIo(q0, 'r', 0, nlb, buf.data()));
-	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q1, &s));
-	EXPECT_EQ(0, s.error) << "the other queue did not fail";
+	struct wharf_nvmf_host_stats hs = {};
+	hs.size = sizeof(hs);
+	ASSERT_TRUE(Poll([&] {
+		return wharf_nvmf_host_stats(h, &hs) == 0 &&
+		       hs.state == WHARF_NVMF_HOST_DEAD;
+	})) << wharf_nvmf_host_state_name(hs.state);
+	EXPECT_EQ(1u, hs.losses);
+	EXPECT_EQ(0u, hs.reconnect_attempts);
+	EXPECT_EQ(-ETIMEDOUT, hs.last_error);
+	EXPECT_EQ(-ENODEV, DoIo(q0, 'r', 0, nlb, buf.data()));
+	EXPECT_EQ(-ENODEV, DoIo(q1, 'r', 0, nlb, buf.data()));
 	ASSERT_EQ(0, kill(pid, SIGCONT));
 
 	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
