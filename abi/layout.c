@@ -429,8 +429,10 @@ _Static_assert(offsetof(struct wharf_nvmf_host_info, subnqn) == 135,
 	       "struct wharf_nvmf_host_info: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_info, nr_ns) == 392,
 	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, oncs) == 396,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_nvmf_host_ns) == 24,
+_Static_assert(sizeof(struct wharf_nvmf_host_ns) == 32,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_ns, size) == 0,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
@@ -439,6 +441,10 @@ _Static_assert(offsetof(struct wharf_nvmf_host_ns, nsid) == 8,
 _Static_assert(offsetof(struct wharf_nvmf_host_ns, block_size) == 12,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_ns, nblocks) == 16,
+	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_ns, dlfeat) == 24,
+	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_ns, dealloc_reads_zero) == 25,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_nvmf_host_opts) == 112,
@@ -511,6 +517,13 @@ _Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, retried) == 72,
 	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_queue_stats, failed_held) == 80,
 	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
+
+_Static_assert(sizeof(struct wharf_nvmf_host_range) == 16,
+	       "struct wharf_nvmf_host_range: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_range, slba) == 0,
+	       "struct wharf_nvmf_host_range: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_range, nlb) == 8,
+	       "struct wharf_nvmf_host_range: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_nvmf_host_stats) == 64,
 	       "struct wharf_nvmf_host_stats: ./wharf abi --update");

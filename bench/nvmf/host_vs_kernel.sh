@@ -71,44 +71,6 @@ trap cleanup EXIT
 nvmf_modules ram
 log "wharf-nvmf-tgt $tgt, wharf-nvmf-perf $perf (poll $poll), ${runtime}s runs"
 
-# The kernel host on NQN at PORT with one I/O queue; prints the device.
-kconnect() { # nqn port
-	local d
-	nvme connect -t rdma -a "$addr" -s "$2" -n "$1" -i 1 \
-		--hostnqn="$hostnqn" >/dev/null || return 1
-	for _ in $(seq 1 200); do
-		d=$(nvmf_dev_of "$1" || true)
-		[ -n "$d" ] && [ -b "$d" ] && {
-			echo "$d"
-			return 0
-		}
-		sleep 0.1
-	done
-	return 1
-}
-
-# fio on DEV, RW, QD -> "IOPS AVG_US P99_US" (terse v3: read IOPS in
-# field 8, total latency mean 40, clat percentiles 18-37; write 49, 81,
-# 59-78; latencies in us).
-kernel_run() { # dev rw qd
-	local w=0
-	[ "$2" = randwrite ] && w=1
-	taskset -c 1 fio --name=b --filename="$1" --ioengine=io_uring \
-		--direct=1 --bs=4k --rw="$2" --iodepth="$3" --numjobs=1 \
-		--size=64M --time_based --runtime="$runtime" --ramp_time=2 \
-		--output-format=terse --terse-version=3 >"$work/fio" \
-		2>"$work/fio.err" || {
-		cat "$work/fio.err" >&2
-		return 1
-	}
-	awk -F';' -v w=$w '{
-		iops = w ? $49 : $8; avg = w ? $81 : $40
-		for (i = (w ? 59 : 18); i <= (w ? 78 : 37); i++)
-			if ($i ~ /^99\.000000%=/) { sub(/.*=/, "", $i); p = $i }
-		print iops, avg, p
-	}' "$work/fio"
-}
-
 # wharf-nvmf-perf on NQN at PORT, RW, QD -> "IOPS AVG_US P99_US".
 wharf_run() { # nqn port rw qd
 	"$perf" --traddr "$addr" --trsvcid "$2" --subnqn "$1" --queues 1 \
@@ -129,8 +91,8 @@ measure() { # label nqn port
 	for rw in randread randwrite; do
 		for qd in $qds; do
 			log "$1 $rw QD$qd: kernel nvme-rdma + fio io_uring"
-			dev=$(kconnect "$2" "$3")
-			k=$(kernel_run "$dev" $rw "$qd")
+			dev=$(nvmf_kconnect "$2" "$3" "$hostnqn")
+			k=$(nvmf_fio "$dev" $rw "$qd" "$runtime" "$work")
 			nvme disconnect -n "$2" >/dev/null
 			log "$1 $rw QD$qd: wharf-nvmf-perf"
 			w=$(wharf_run "$2" "$3" $rw "$qd")

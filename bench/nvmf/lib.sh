@@ -89,6 +89,46 @@ nvmf_dev_of() { # nqn
 	return 1
 }
 
+# The kernel host (nvme-rdma, one I/O queue, host NQN HOSTNQN) on NQN at
+# $nvmf_addr:PORT; prints the namespace's block device.
+nvmf_kconnect() { # nqn port hostnqn
+	local d
+	nvme connect -t rdma -a "$nvmf_addr" -s "$2" -n "$1" -i 1 \
+		--hostnqn="$3" >/dev/null || return 1
+	for _ in $(seq 1 200); do
+		d=$(nvmf_dev_of "$1" || true)
+		[ -n "$d" ] && [ -b "$d" ] && {
+			echo "$d"
+			return 0
+		}
+		sleep 0.1
+	done
+	return 1
+}
+
+# fio 4k RW at QD on DEV for RUNTIME seconds (2 s ramp), on CPU 1, io_uring,
+# O_DIRECT, scratch files in WORK -> "IOPS AVG_US P99_US" (terse v3: read
+# IOPS in field 8, total latency mean 40, clat percentiles 18-37; write
+# 49, 81, 59-78; latencies in us).
+nvmf_fio() { # dev rw qd runtime work
+	local w=0
+	[ "$2" = randwrite ] && w=1
+	taskset -c 1 fio --name=b --filename="$1" --ioengine=io_uring \
+		--direct=1 --bs=4k --rw="$2" --iodepth="$3" --numjobs=1 \
+		--size=64M --time_based --runtime="$4" --ramp_time=2 \
+		--output-format=terse --terse-version=3 >"$5/fio" \
+		2>"$5/fio.err" || {
+		cat "$5/fio.err" >&2
+		return 1
+	}
+	awk -F';' -v w=$w '{
+		iops = w ? $49 : $8; avg = w ? $81 : $40
+		for (i = (w ? 59 : 18); i <= (w ? 78 : 37); i++)
+			if ($i ~ /^99\.000000%=/) { sub(/.*=/, "", $i); p = $i }
+		print iops, avg, p
+	}' "$5/fio"
+}
+
 # Starts TGT ARGS... in the background with stdout and stderr in LOG, sets
 # tgt_pid and waits (10 s at most) for "listening on"; returns 1 with the
 # log on stderr if the target does not get there.

@@ -165,6 +165,7 @@ static void got_id_ctrl(struct wharf_nvmf_host *h)
 	in->icdoff = id->icdoff;
 	in->msdbd = id->msdbd;
 	in->nn = id->nn;
+	in->oncs = id->oncs;
 	copy_str(in->sn, id->sn, sizeof(id->sn));
 	copy_str(in->mn, id->mn, sizeof(id->mn));
 	copy_str(in->fr, id->fr, sizeof(id->fr));
@@ -196,6 +197,8 @@ static void got_ns(struct wharf_nvmf_host *h)
 	ns->size = sizeof(*ns);
 	ns->nblocks = id->nsze;
 	ns->block_size = lbads >= 9 && lbads <= 16 ? 1u << lbads : 0;
+	ns->dlfeat = id->dlfeat;
+	ns->dealloc_reads_zero = wnh_dlfeat_reads_zero(id->dlfeat);
 }
 
 /* A reconnect: why the controller found now cannot carry on the one

@@ -125,6 +125,38 @@ void wnh_cmd_flush(union nvmf_cmd *c, uint32_t nsid)
 	admin(c, NVMF_IO_FLUSH, nsid);
 }
 
+void wnh_cmd_write_zeroes(union nvmf_cmd *c, uint32_t nsid, uint64_t slba,
+			  uint32_t nlb, int deac)
+{
+	wnh_cmd_rw(c, NVMF_IO_WRITE_ZEROES, nsid, slba, nlb);
+	if (deac)
+		c->common.cdw12 |= NVMF_RW_DEAC;
+}
+
+void wnh_cmd_dsm_deallocate(union nvmf_cmd *c, uint32_t nsid, unsigned nr)
+{
+	admin(c, NVMF_IO_DSM, nsid);
+	c->common.cdw10 = (uint32_t)(nr - 1) & NVMF_DSM_NR_MASK;
+	c->common.cdw11 = NVMF_DSM_AD;
+}
+
+void wnh_dsm_range(struct nvmf_dsm_range *r, uint64_t slba, uint32_t nlb)
+{
+	memset(r, 0, sizeof(*r));
+	r->nlb = nlb;
+	r->slba = slba;
+}
+
+int wnh_lba_range_ok(uint64_t slba, uint64_t nlb, uint64_t nsze)
+{
+	return nlb >= 1 && slba < nsze && nlb <= nsze - slba;
+}
+
+int wnh_dlfeat_reads_zero(uint8_t dlfeat)
+{
+	return (dlfeat & 0x7) == NVMF_DLFEAT_READ_0;
+}
+
 uint32_t wnh_in_capsule_max(const struct nvmf_id_ctrl *id, uint32_t cap)
 {
 	uint64_t bytes = (uint64_t)id->ioccsz * 16;

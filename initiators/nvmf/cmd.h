@@ -44,6 +44,22 @@ void wnh_cmd_keep_alive(union nvmf_cmd *c);
 void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
 		uint32_t nlb);
 void wnh_cmd_flush(union nvmf_cmd *c, uint32_t nsid);
+/* Write Zeroes of @nlb (1 .. 65536) blocks at @slba; @deac sets DEAC
+ * (the controller may deallocate the blocks). */
+void wnh_cmd_write_zeroes(union nvmf_cmd *c, uint32_t nsid, uint64_t slba,
+			  uint32_t nlb, int deac);
+/* Dataset Management with @nr (1 .. NVMF_DSM_MAX_RANGES) ranges and the
+ * attribute Deallocate; the ranges travel as the command's data. */
+void wnh_cmd_dsm_deallocate(union nvmf_cmd *c, uint32_t nsid, unsigned nr);
+/* One DSM range: @nlb blocks (not 0's based) at @slba, no context
+ * attributes. */
+void wnh_dsm_range(struct nvmf_dsm_range *r, uint64_t slba, uint32_t nlb);
+/* 1 when @nlb >= 1 blocks at @slba lie inside a namespace of @nsze
+ * blocks (no overflow), else 0. */
+int wnh_lba_range_ok(uint64_t slba, uint64_t nlb, uint64_t nsze);
+/* 1 when Identify Namespace DLFEAT promises that deallocated blocks read
+ * as zeroes (bits 2:0 = 001b), else 0. */
+int wnh_dlfeat_reads_zero(uint8_t dlfeat);
 
 /* The largest write that may travel in the capsule of an I/O command:
  * (IOCCSZ * 16 - 64) bytes when ICDOFF is 0 and the controller takes

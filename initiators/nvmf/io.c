@@ -1,7 +1,8 @@
 /*
  * initiators/nvmf/io.c - the NVM commands of <wharf/nvmf_host.h>: Read,
- * Write and Flush on an I/O queue, checked against the namespace and the
- * transfer limit, then handed to the queue's slots (queue.c).
+ * Write, Flush, Write Zeroes and Dataset Management (Deallocate) on an
+ * I/O queue, checked against the controller's ONCS, the namespace and
+ * the transfer limit, then handed to the queue's slots (queue.c).
  */
 #include <errno.h>
 
@@ -69,4 +70,64 @@ int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 		return -EINVAL;
 	wnh_cmd_flush(&c, nsid);
 	return wnh_submit(q, &c, NH_DIR_NONE, NULL, 0, cb, arg);
+}
+
+/* The checks every command shares: arguments, owner shard, namespace. */
+static int check(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+		 wharf_nvmf_host_cb cb, uint16_t oncs_bit,
+		 const struct wharf_nvmf_host_ns **ns)
+{
+	if (!q || !cb)
+		return -EINVAL;
+	if (wharf_shard_current() != q->shard)
+		return -EPERM;
+	if (!(q->h->info.oncs & oncs_bit))
+		return -EOPNOTSUPP;
+	*ns = find_ns(q->h, nsid);
+	return *ns ? 0 : -EINVAL;
+}
+
+int wharf_nvmf_host_write_zeroes(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+				 uint64_t slba, uint32_t nlb, bool deallocate,
+				 wharf_nvmf_host_cb cb, void *arg)
+{
+	const struct wharf_nvmf_host_ns *ns;
+	union nvmf_cmd c;
+	int rc = check(q, nsid, cb, NVMF_ONCS_WRITE_ZEROES, &ns);
+
+	if (rc)
+		return rc;
+	if (nlb > WHARF_NVMF_HOST_WZ_MAX_BLOCKS ||
+	    !wnh_lba_range_ok(slba, nlb, ns->nblocks))
+		return -EINVAL;
+	wnh_cmd_write_zeroes(&c, nsid, slba, nlb, deallocate);
+	return wnh_submit(q, &c, NH_DIR_NONE, NULL, 0, cb, arg);
+}
+
+int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
+				   uint32_t nsid,
+				   const struct wharf_nvmf_host_range *ranges,
+				   unsigned nr, wharf_nvmf_host_cb cb,
+				   void *arg)
+{
+	struct nvmf_dsm_range r[WHARF_NVMF_HOST_DSM_MAX_RANGES];
+	const struct wharf_nvmf_host_ns *ns;
+	union nvmf_cmd c;
+	int rc = check(q, nsid, cb, NVMF_ONCS_DSM, &ns);
+
+	if (rc)
+		return rc;
+	if (!ranges || nr == 0 || nr > WHARF_NVMF_HOST_DSM_MAX_RANGES)
+		return -EINVAL;
+	for (unsigned i = 0; i < nr; i++) {
+		if (!wnh_lba_range_ok(ranges[i].slba, ranges[i].nlb,
+				      ns->nblocks))
+			return -EINVAL;
+		wnh_dsm_range(&r[i], ranges[i].slba, ranges[i].nlb);
+	}
+	wnh_cmd_dsm_deallocate(&c, nsid, nr);
+	/* wnh_submit copies the list (capsule or bounce buffer) and refuses
+	 * one larger than the bounce buffer with -EINVAL. */
+	return wnh_submit(q, &c, NH_DIR_TO_CTRL, r, nr * (uint32_t)sizeof(r[0]),
+			  cb, arg);
 }

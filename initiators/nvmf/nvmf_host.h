@@ -21,7 +21,8 @@
  * active namespace list and of each namespace; then every I/O queue's
  * connection and Connect.  Keep-alive runs every KATO/2 from then on.
  *
- * I/O.  wharf_nvmf_host_read(), _write() and _flush() run on the I/O
+ * I/O.  wharf_nvmf_host_read(), _write(), _flush(), _write_zeroes() and
+ * _dsm_deallocate() run on the I/O
  * queue's owner shard (wharf_nvmf_host_queue_shard(); from another thread,
  * send the call there with wharf_shard_send()) and complete through a
  * callback on that shard.  Data moves through bounce buffers the library
@@ -235,6 +236,11 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
  */
 int wharf_nvmf_host_disconnect(struct wharf_nvmf_host *host);
 
+/** ONCS bit: the controller takes Dataset Management. */
+#define WHARF_NVMF_HOST_ONCS_DSM (1u << 2)
+/** ONCS bit: the controller takes Write Zeroes. */
+#define WHARF_NVMF_HOST_ONCS_WRITE_ZEROES (1u << 3)
+
 /** What the controller reported and the host negotiated. */
 struct wharf_nvmf_host_info {
 	/** sizeof(struct wharf_nvmf_host_info) as compiled by the caller. */
@@ -271,6 +277,9 @@ struct wharf_nvmf_host_info {
 	char subnqn[257];
 	/** Active namespaces found (wharf_nvmf_host_ns()). */
 	unsigned nr_ns;
+	/** Identify Controller ONCS: optional NVM commands
+	 * (WHARF_NVMF_HOST_ONCS_*). */
+	uint16_t oncs;
 };
 
 /**
@@ -296,6 +305,11 @@ struct wharf_nvmf_host_ns {
 	uint32_t block_size;
 	/** Size in logical blocks (NSZE). */
 	uint64_t nblocks;
+	/** Identify Namespace DLFEAT, as reported. */
+	uint8_t dlfeat;
+	/** DLFEAT promises that deallocated blocks (Dataset Management
+	 * Deallocate, Write Zeroes with deallocate) read as zeroes. */
+	bool dealloc_reads_zero;
 };
 
 /**
@@ -401,6 +415,73 @@ int wharf_nvmf_host_write(struct wharf_nvmf_host_queue *q, uint32_t nsid,
  */
 int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 			  wharf_nvmf_host_cb cb, void *arg);
+
+/** Most blocks one Write Zeroes command covers (NLB is 16 bits). */
+#define WHARF_NVMF_HOST_WZ_MAX_BLOCKS 65536u
+/** Most ranges of one Dataset Management command. */
+#define WHARF_NVMF_HOST_DSM_MAX_RANGES 256u
+
+/**
+ * wharf_nvmf_host_write_zeroes - set @nlb blocks from @slba of namespace
+ * @nsid to zeroes (NVMe Write Zeroes) without moving data.
+ * @q: an I/O queue.
+ * @nsid: an active namespace ID.
+ * @slba: first logical block.
+ * @nlb: number of blocks, 1 .. WHARF_NVMF_HOST_WZ_MAX_BLOCKS; the range
+ * must lie inside the namespace.
+ * @deallocate: set DEAC: the controller may deallocate the blocks
+ * instead of writing them (they read as zeroes either way).
+ * @cb: completion callback (required), with @arg.
+ * @arg: its argument.
+ *
+ * Return: 0 (@cb runs exactly once, later); -EOPNOTSUPP when Identify
+ * Controller ONCS lacks Write Zeroes; -EINVAL for NULL arguments, @nlb 0
+ * or above WHARF_NVMF_HOST_WZ_MAX_BLOCKS, an unknown @nsid or a range
+ * past the end of the namespace; -EAGAIN, -ENOTCONN, -EPERM and -errno
+ * of the post as wharf_nvmf_host_read().
+ * Context: @q's owner shard; non-blocking.
+ */
+int wharf_nvmf_host_write_zeroes(struct wharf_nvmf_host_queue *q, uint32_t nsid,
+				 uint64_t slba, uint32_t nlb, bool deallocate,
+				 wharf_nvmf_host_cb cb, void *arg);
+
+/** One range of blocks for wharf_nvmf_host_dsm_deallocate(). */
+struct wharf_nvmf_host_range {
+	/** First logical block. */
+	uint64_t slba;
+	/** Number of blocks (>= 1, not 0's based). */
+	uint32_t nlb;
+};
+
+/**
+ * wharf_nvmf_host_dsm_deallocate - deallocate (discard, trim) ranges of
+ * namespace @nsid: NVMe Dataset Management with the attribute Deallocate.
+ * @q: an I/O queue.
+ * @nsid: an active namespace ID.
+ * @ranges: @nr ranges, each inside the namespace; copied during the call
+ * (the range list travels in the capsule when it fits the controller's
+ * in-capsule size, else by keyed SGL).
+ * @nr: 1 .. WHARF_NVMF_HOST_DSM_MAX_RANGES.
+ * @cb: completion callback (required), with @arg.
+ * @arg: its argument.
+ *
+ * Whether the blocks then read as zeroes is the namespace's promise
+ * (wharf_nvmf_host_ns() dealloc_reads_zero); a controller may also
+ * ignore the hint.
+ *
+ * Return: 0 (@cb runs exactly once, later); -EOPNOTSUPP when Identify
+ * Controller ONCS lacks Dataset Management; -EINVAL for NULL arguments,
+ * @nr 0 or above WHARF_NVMF_HOST_DSM_MAX_RANGES, a range of 0 blocks or
+ * past the end of the namespace, an unknown @nsid, or a range list
+ * larger than max_io_size; -EAGAIN, -ENOTCONN, -EPERM and -errno of the
+ * post as wharf_nvmf_host_read().
+ * Context: @q's owner shard; non-blocking.
+ */
+int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
+				   uint32_t nsid,
+				   const struct wharf_nvmf_host_range *ranges,
+				   unsigned nr, wharf_nvmf_host_cb cb,
+				   void *arg);
 
 /** Counters of one queue (owner-written, read anywhere). */
 struct wharf_nvmf_host_queue_stats {

@@ -67,7 +67,7 @@ const char *perf_pattern_name(enum perf_pattern p)
 	return "?";
 }
 
-static int num(const char *s, uint64_t max, uint64_t *out)
+int perf_num(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
@@ -110,9 +110,43 @@ static int parse_cpus(const char *v, struct perf_args *a)
 	return a->ncpus == 0;
 }
 
+int perf_ctrl_opt(const struct perf_ctrl_opts *c, const char *o, const char *v,
+		  int *bad)
+{
+	uint64_t n = 0;
+
+	if (!strcmp(o, "--traddr")) {
+		*c->traddr = v;
+	} else if (!strcmp(o, "--trsvcid")) {
+		*bad = perf_num(v, 65535, &n);
+		*c->trsvcid = v;
+	} else if (!strcmp(o, "--subnqn")) {
+		*c->subnqn = v;
+	} else if (!strcmp(o, "--hostnqn")) {
+		*c->hostnqn = v;
+	} else if (!strcmp(o, "--nsid")) {
+		*bad = perf_num(v, 0xFFFFFFFEu, &n) || n == 0;
+		*c->nsid = (uint32_t)n;
+	} else if (!strcmp(o, "--queues")) {
+		*bad = perf_num(v, 1024, &n) || n == 0;
+		*c->queues = (unsigned)n;
+	} else if (!strcmp(o, "--shards")) {
+		*bad = perf_num(v, 1024, &n) || n == 0;
+		*c->shards = (unsigned)n;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	       size_t errlen)
 {
+	const struct perf_ctrl_opts co = {
+		&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn,
+		&a->nsid,   &a->queues,	 &a->shards,
+	};
+
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
 	a->nsid = 1;
@@ -140,23 +174,13 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 		} else if (!v) {
 			snprintf(err, errlen, "%s: missing value", o);
 			return -EINVAL;
-		} else if (!strcmp(o, "--traddr")) {
-			a->traddr = v;
-		} else if (!strcmp(o, "--trsvcid")) {
-			bad = num(v, 65535, &n);
-			a->trsvcid = v;
-		} else if (!strcmp(o, "--subnqn")) {
-			a->subnqn = v;
-		} else if (!strcmp(o, "--hostnqn")) {
-			a->hostnqn = v;
-		} else if (!strcmp(o, "--nsid")) {
-			bad = num(v, 0xFFFFFFFEu, &n) || n == 0;
-			a->nsid = (uint32_t)n;
+		} else if (perf_ctrl_opt(&co, o, v, &bad)) {
+			/* parsed */
 		} else if (!strcmp(o, "--qd")) {
-			bad = num(v, 1024, &n) || n == 0;
+			bad = perf_num(v, 1024, &n) || n == 0;
 			a->qd = (unsigned)n;
 		} else if (!strcmp(o, "--io-size")) {
-			bad = num(v, 16u << 20, &n) || n < 512;
+			bad = perf_num(v, 16u << 20, &n) || n < 512;
 			a->io_size = (uint32_t)n;
 		} else if (!strcmp(o, "--pattern")) {
 			if (!strcmp(v, "read"))
@@ -170,11 +194,8 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 			else
 				bad = 1;
 		} else if (!strcmp(o, "--time")) {
-			bad = num(v, 86400, &n) || n == 0;
+			bad = perf_num(v, 86400, &n) || n == 0;
 			a->time_s = (unsigned)n;
-		} else if (!strcmp(o, "--queues")) {
-			bad = num(v, 1024, &n) || n == 0;
-			a->queues = (unsigned)n;
 		} else if (!strcmp(o, "--cpus")) {
 			bad = parse_cpus(v, a);
 		} else if (!strcmp(o, "--poll")) {
@@ -187,15 +208,12 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 			else
 				bad = 1;
 		} else if (!strcmp(o, "--reconnect-delay")) {
-			bad = num(v, 3600000, &n) || n == 0;
+			bad = perf_num(v, 3600000, &n) || n == 0;
 			a->reconnect_delay_ms = (uint32_t)n;
 		} else if (!strcmp(o, "--ctrl-loss-tmo")) {
-			bad = num(v, 86400000, &n);
+			bad = perf_num(v, 86400000, &n);
 			a->ctrl_loss_tmo_ms = (uint32_t)n;
 			a->has_ctrl_loss_tmo = true;
-		} else if (!strcmp(o, "--shards")) {
-			bad = num(v, 1024, &n) || n == 0;
-			a->shards = (unsigned)n;
 		} else {
 			snprintf(err, errlen, "unknown option %s", o);
 			return -EINVAL;

@@ -25,7 +25,9 @@ struct Io {
 	uint64_t slba = 0;
 	uint32_t nlb = 0;
 	void *buf = nullptr;
-	char op = 'r'; // r, w, f
+	char op = 'r';	   // r, w, f; z: Write Zeroes, d: DSM Deallocate
+	bool deac = false; // z: DEAC
+	std::vector<wharf_nvmf_host_range> ranges; // d
 	std::atomic<int> done{0};
 	int submit_rc = 0, status = 0;
 	uint16_t nvme = 0;
@@ -49,6 +51,14 @@ inline void IoStart(struct wharf_shard *, void *arg)
 					   io->buf, IoDone, io);
 	else if (io->op == 'f')
 		rc = wharf_nvmf_host_flush(io->q, io->nsid, IoDone, io);
+	else if (io->op == 'z')
+		rc = wharf_nvmf_host_write_zeroes(io->q, io->nsid, io->slba,
+						  io->nlb, io->deac, IoDone,
+						  io);
+	else if (io->op == 'd')
+		rc = wharf_nvmf_host_dsm_deallocate(
+			io->q, io->nsid, io->ranges.data(),
+			(unsigned)io->ranges.size(), IoDone, io);
 	else
 		rc = wharf_nvmf_host_read(io->q, io->nsid, io->slba, io->nlb,
 					  io->buf, IoDone, io);
@@ -76,7 +86,9 @@ inline int WaitIo(Io *io)
 
 // Runs one command; its submission error, else its completion status.
 inline int DoIo(struct wharf_nvmf_host_queue *q, char op, uint64_t slba,
-		uint32_t nlb, void *buf, uint16_t *nvme = nullptr)
+		uint32_t nlb, void *buf, uint16_t *nvme = nullptr,
+		bool deac = false,
+		std::vector<wharf_nvmf_host_range> ranges = {})
 {
 	Io io;
 	io.q = q;
@@ -84,6 +96,8 @@ inline int DoIo(struct wharf_nvmf_host_queue *q, char op, uint64_t slba,
 	io.slba = slba;
 	io.nlb = nlb;
 	io.buf = buf;
+	io.deac = deac;
+	io.ranges = ranges;
 	if (!StartIo(&io))
 		return -999;
 	int rc = WaitIo(&io);

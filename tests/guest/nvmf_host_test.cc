@@ -1,6 +1,9 @@
 // <wharf/nvmf_host.h> and wharf-nvmf-perf against two targets in the same
-// guest: the kernel's nvmet-rdma (configured through configfs, a file
-// namespace on tmpfs, buffered) and wharf-nvmf-tgt (a RAM namespace).
+// guest: the kernel's nvmet-rdma (configured through configfs, a block
+// namespace: a loop device over a file on tmpfs, so that Write Zeroes and
+// Deallocate reach the block layer; nvmet's file backend asks tmpfs for
+// FALLOC_FL_ZERO_RANGE, which tmpfs refuses) and wharf-nvmf-tgt (a RAM
+// namespace).
 // Each: connect with three I/O queues spread over two shards, the Identify data, writes
 // in-capsule and by keyed SGL read back and compared on every queue, an
 // out-of-range read failing with its NVMe status while the queue lives
@@ -14,7 +17,9 @@
 #include <signal.h>
 #include <string.h>
 
+#include <algorithm>
 #include <atomic>
+#include <iostream>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -72,7 +77,8 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		   "/subsystems/$s/namespaces/1/enable;"
 		   " rmdir " +
 		   c + "/subsystems/$s/namespaces/1 " + c +
-		   "/subsystems/$s; done; rm -f " + kImg);
+		   "/subsystems/$s; done; losetup -j " + kImg +
+		   " | cut -d: -f1 | xargs -r -n1 losetup -d; rm -f " + kImg);
 	}
 
 	static void SetUpTestSuite()
@@ -81,17 +87,14 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 			return;
 		std::string out, c = kCfs;
 		std::string setup =
-			"set -e; modprobe -a nvmet nvmet_rdma; "
+			"set -e; modprobe -a nvmet nvmet_rdma loop; "
 			"mountpoint -q /sys/kernel/config || mount -t configfs "
 			"none /sys/kernel/config; truncate -s 64M " +
-			std::string(kImg) + "; for s in " + kNvmetSub + " " +
-			kNvmetClosed + "; do mkdir " + c +
-			"/subsystems/$s; mkdir " + c +
-			"/subsystems/$s/namespaces/1; echo -n " + kImg + " > " +
-			c +
+			std::string(kImg) + "; dev=$(losetup -f --show " +
+			kImg + "); for s in " + kNvmetSub + " " + kNvmetClosed +
+			"; do mkdir " + c + "/subsystems/$s; mkdir " + c +
+			"/subsystems/$s/namespaces/1; echo -n $dev > " + c +
 			"/subsystems/$s/namespaces/1/device_path; echo 1 > " +
-			c +
-			"/subsystems/$s/namespaces/1/buffered_io; echo 1 > " +
 			c +
 			"/subsystems/$s/namespaces/1/enable; done; echo 1 > " +
 			c + "/subsystems/" + kNvmetSub +
@@ -270,6 +273,107 @@ TEST_P(NvmfHost, ConnectIdentifyWriteReadDisconnect)
 		EXPECT_EQ(3u, in_capsule) << "4 KiB writes in the capsule";
 	}
 	EXPECT_GE(keyed, 3u) << "32 KiB writes by keyed SGL";
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+// Write Zeroes (with and without DEAC) and Dataset Management Deallocate
+// of several ranges: ONCS offers both, the blocks read back as zeroes
+// (Write Zeroes always; deallocated ones where DLFEAT promises it), the
+// blocks around them keep their data; bad ranges are refused before
+// anything is sent.
+TEST_P(NvmfHost, WriteZeroesAndDeallocate)
+{
+	const Target &t = GetParam();
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+
+	ASSERT_EQ(0, Connect(t.sub, 1, &err, &h)) << err;
+	struct wharf_nvmf_host_info in = {};
+	in.size = sizeof(in);
+	ASSERT_EQ(0, wharf_nvmf_host_info(h, &in));
+	EXPECT_TRUE(in.oncs & WHARF_NVMF_HOST_ONCS_WRITE_ZEROES) << in.oncs;
+	EXPECT_TRUE(in.oncs & WHARF_NVMF_HOST_ONCS_DSM) << in.oncs;
+	struct wharf_nvmf_host_ns ns = {};
+	ns.size = sizeof(ns);
+	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	std::cout << t.name << ": ONCS 0x" << std::hex << in.oncs
+		  << ", DLFEAT 0x" << (int)ns.dlfeat << std::dec
+		  << ", deallocated blocks read as zeroes: "
+		  << ns.dealloc_reads_zero << "\n";
+	if (t.port == kWharfPort) {
+		EXPECT_TRUE(ns.dealloc_reads_zero)
+			<< "targets/nvmf promises it";
+	}
+
+	struct wharf_nvmf_host_queue *q = wharf_nvmf_host_queue(h, 0);
+	const uint32_t bs = ns.block_size, n = 65536 / bs;
+	const uint64_t base = 4096ull * (4096 / bs);
+	const std::vector<uint8_t> zero(65536, 0);
+	std::vector<uint8_t> r(65536);
+	auto fill = [&](unsigned seed) {
+		auto p = Pattern(65536, seed);
+		EXPECT_EQ(0, DoIo(q, 'w', base, n, p.data()));
+		return p;
+	};
+	auto read = [&]() {
+		EXPECT_EQ(0, DoIo(q, 'r', base, n, r.data()));
+		return r;
+	};
+
+	// Write Zeroes of the middle half, with and without DEAC.
+	for (bool deac : {false, true}) {
+		auto p = fill(deac ? 2 : 1);
+		ASSERT_EQ(0, DoIo(q, 'z', base + n / 4, n / 2, nullptr, nullptr,
+				  deac));
+		read();
+		EXPECT_TRUE(
+			std::equal(r.begin(), r.begin() + 16384, p.begin()));
+		EXPECT_TRUE(std::equal(r.begin() + 16384, r.begin() + 49152,
+				       zero.begin()))
+			<< "zeroed blocks, deac " << deac;
+		EXPECT_TRUE(std::equal(r.begin() + 49152, r.end(),
+				       p.begin() + 49152));
+	}
+
+	// Deallocate two ranges in one command.
+	auto p = fill(3);
+	ASSERT_EQ(0, DoIo(q, 'd', 0, 0, nullptr, nullptr, false,
+			  {{base, n / 4}, {base + n / 2, n / 4}}));
+	read();
+	EXPECT_TRUE(std::equal(r.begin() + 16384, r.begin() + 32768,
+			       p.begin() + 16384))
+		<< "between the ranges";
+	EXPECT_TRUE(std::equal(r.begin() + 49152, r.end(), p.begin() + 49152));
+	if (ns.dealloc_reads_zero) {
+		EXPECT_TRUE(
+			std::equal(r.begin(), r.begin() + 16384, zero.begin()));
+		EXPECT_TRUE(std::equal(r.begin() + 32768, r.begin() + 49152,
+				       zero.begin()));
+	}
+
+	// Refused before sending: past the end, too many blocks or ranges.
+	EXPECT_EQ(-EINVAL, DoIo(q, 'z', ns.nblocks - 1, 2, nullptr));
+	EXPECT_EQ(-EINVAL,
+		  DoIo(q, 'z', 0, WHARF_NVMF_HOST_WZ_MAX_BLOCKS + 1, nullptr));
+	EXPECT_EQ(-EINVAL, DoIo(q, 'z', 0, 0, nullptr));
+	EXPECT_EQ(-EINVAL, DoIo(q, 'd', 0, 0, nullptr, nullptr, false, {}));
+	EXPECT_EQ(-EINVAL, DoIo(q, 'd', 0, 0, nullptr, nullptr, false,
+				{{ns.nblocks, 1}}));
+	EXPECT_EQ(-EINVAL,
+		  DoIo(q, 'd', 0, 0, nullptr, nullptr, false, {{0, 0}}));
+	std::vector<wharf_nvmf_host_range> many(WHARF_NVMF_HOST_DSM_MAX_RANGES +
+							1,
+						wharf_nvmf_host_range{0, 1});
+	EXPECT_EQ(-EINVAL, DoIo(q, 'd', 0, 0, nullptr, nullptr, false, many));
+	many.pop_back();
+	for (unsigned i = 0; i < many.size(); i++)
+		many[i] = {base + i, 1};
+	EXPECT_EQ(0, DoIo(q, 'd', 0, 0, nullptr, nullptr, false, many))
+		<< "256 ranges: 4 KiB of range list, keyed or in the capsule";
+	struct wharf_nvmf_host_queue_stats st = {};
+	st.size = sizeof(st);
+	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q, &st));
+	EXPECT_EQ(0u, st.nvme_errors);
 	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
 }
 

@@ -125,6 +125,64 @@ TEST(NvmfHostCmd, ReadWriteFlush)
 	EXPECT_EQ(2u, c.common.nsid);
 }
 
+TEST(NvmfHostCmd, WriteZeroes)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_write_zeroes(&c, 3, 0x100000002ull, 65536, 0);
+	EXPECT_EQ(NVMF_IO_WRITE_ZEROES, c.common.opc);
+	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+	EXPECT_EQ(3u, c.common.nsid);
+	EXPECT_EQ(2u, c.common.cdw10);
+	EXPECT_EQ(1u, c.common.cdw11);
+	EXPECT_EQ(0xFFFFu, c.common.cdw12) << "65536 blocks, 0's based";
+	wnh_cmd_write_zeroes(&c, 3, 0, 1, 1);
+	EXPECT_EQ(NVMF_RW_DEAC, c.common.cdw12) << "DEAC, NLB 0";
+}
+
+TEST(NvmfHostCmd, DsmDeallocate)
+{
+	union nvmf_cmd c;
+	struct nvmf_dsm_range r;
+	uint8_t raw[16];
+
+	wnh_cmd_dsm_deallocate(&c, 1, 256);
+	EXPECT_EQ(NVMF_IO_DSM, c.common.opc);
+	EXPECT_EQ(1u, c.common.nsid);
+	EXPECT_EQ(255u, c.common.cdw10) << "NR is 0's based";
+	EXPECT_EQ(NVMF_DSM_AD, c.common.cdw11);
+	wnh_cmd_dsm_deallocate(&c, 1, 1);
+	EXPECT_EQ(0u, c.common.cdw10);
+
+	// The range on the wire: context attributes, NLB (not 0's based),
+	// SLBA, little-endian.
+	wnh_dsm_range(&r, 0x0102030405060708ull, 0x11223344u);
+	memcpy(raw, &r, sizeof(raw));
+	const uint8_t want[16] = {0,	0,    0,    0,	  0x44, 0x33,
+				  0x22, 0x11, 0x08, 0x07, 0x06, 0x05,
+				  0x04, 0x03, 0x02, 0x01};
+	EXPECT_EQ(0, memcmp(want, raw, sizeof(raw)));
+}
+
+TEST(NvmfHostCmd, LbaRangeAndDlfeat)
+{
+	EXPECT_TRUE(wnh_lba_range_ok(0, 1, 1));
+	EXPECT_TRUE(wnh_lba_range_ok(0, 100, 100));
+	EXPECT_TRUE(wnh_lba_range_ok(99, 1, 100));
+	EXPECT_FALSE(wnh_lba_range_ok(99, 2, 100));
+	EXPECT_FALSE(wnh_lba_range_ok(100, 1, 100));
+	EXPECT_FALSE(wnh_lba_range_ok(0, 0, 100)) << "0 blocks";
+	EXPECT_FALSE(wnh_lba_range_ok(1, UINT64_MAX, 100)) << "no overflow";
+	EXPECT_FALSE(wnh_lba_range_ok(UINT64_MAX, 2, UINT64_MAX));
+
+	EXPECT_TRUE(wnh_dlfeat_reads_zero(NVMF_DLFEAT_READ_0));
+	EXPECT_TRUE(wnh_dlfeat_reads_zero(NVMF_DLFEAT_READ_0 |
+					  NVMF_DLFEAT_WZ_DEAC));
+	EXPECT_FALSE(wnh_dlfeat_reads_zero(0)) << "not reported";
+	EXPECT_FALSE(wnh_dlfeat_reads_zero(0x2)) << "reads as all ones";
+	EXPECT_FALSE(wnh_dlfeat_reads_zero(NVMF_DLFEAT_WZ_DEAC));
+}
+
 TEST(NvmfHostCmd, Sgls)
 {
 	struct nvmf_sgl s;
