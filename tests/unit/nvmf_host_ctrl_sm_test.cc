@@ -82,13 +82,14 @@ TEST(NvmfHostCtrlSm, DeletingAndOutOfRangeAreFinal)
 		EXPECT_EQ(DEL, t.next);
 		EXPECT_EQ(0u, t.act);
 	}
-	struct wnh_trans t =
-		wnh_ctrl_next((enum wharf_nvmf_host_state)42, WNH_EV_LOSS);
-	EXPECT_EQ(42, (int)t.next);
+	// 7: no state's value, yet inside the enum's range (values 0-5 give
+	// it three bits); a value beyond that is undefined in C++.
+	const auto kNoState = (enum wharf_nvmf_host_state)7;
+	struct wnh_trans t = wnh_ctrl_next(kNoState, WNH_EV_LOSS);
+	EXPECT_EQ(7, (int)t.next);
 	EXPECT_EQ(0u, t.act);
 	EXPECT_STREQ("?", wnh_ev_name(WNH_EV_COUNT));
-	EXPECT_STREQ("?", wharf_nvmf_host_state_name(
-				  (enum wharf_nvmf_host_state)42));
+	EXPECT_STREQ("?", wharf_nvmf_host_state_name(kNoState));
 }
 
 // Runs @evs from @s, collecting the actions; returns the final state.
