@@ -355,6 +355,27 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 	return h;
 }
 
+/* Starts the admin queue and waits for the bring-up (the connect's or
+ * the discovery's) to end: its result, h->err saying why. */
+static int bring_up(struct wharf_nvmf_host *h)
+{
+	int rc = wnh_admin_start(h);
+
+	if (rc) {
+		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	if (wait_until(h, is_done, wnh_now_ms() + h->connect_timeout_ms)) {
+		snprintf(h->err, sizeof(h->err),
+			 "bring-up not finished within %u ms",
+			 h->connect_timeout_ms);
+		wnh_fail(h, -ETIMEDOUT, "%s", h->err);
+		return -ETIMEDOUT;
+	}
+	return h->result;
+}
+
 int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 			    size_t errlen, struct wharf_nvmf_host **out)
 {
@@ -373,20 +394,7 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 	h = host_new(opts);
 	if (!h)
 		return -ENOMEM;
-	rc = wnh_admin_start(h);
-	if (rc) {
-		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
-			 strerror(-rc));
-	} else if (wait_until(h, is_done,
-			      wnh_now_ms() + h->connect_timeout_ms)) {
-		rc = -ETIMEDOUT;
-		snprintf(h->err, sizeof(h->err),
-			 "bring-up not finished within %u ms",
-			 h->connect_timeout_ms);
-		wnh_fail(h, rc, "%s", h->err);
-	} else {
-		rc = h->result;
-	}
+	rc = bring_up(h);
 	if (rc) {
 		if (err && errlen)
 			snprintf(err, errlen, "%s", h->err);
@@ -450,6 +458,8 @@ int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
 			snprintf(err, errlen, "invalid options");
 		return -EINVAL;
 	}
+	*out = NULL;
+	*nr = 0;
 	o = *opts;
 	if (!o.subnqn)
 		o.subnqn = NVMF_DISC_NQN;
@@ -466,20 +476,7 @@ int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
 	if (!h)
 		return -ENOMEM;
 	h->disc = true;
-	rc = wnh_admin_start(h);
-	if (rc) {
-		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
-			 strerror(-rc));
-	} else if (wait_until(h, is_done,
-			      wnh_now_ms() + h->connect_timeout_ms)) {
-		rc = -ETIMEDOUT;
-		snprintf(h->err, sizeof(h->err),
-			 "discovery not finished within %u ms",
-			 h->connect_timeout_ms);
-		wnh_fail(h, rc, "%s", h->err);
-	} else {
-		rc = h->result;
-	}
+	rc = bring_up(h);
 	if (!rc)
 		rc = disc_copy(h, out, nr);
 	if (rc && err && errlen)

@@ -616,8 +616,9 @@ struct wharf_nvmf_host_disc_entry {
  * Return: 0; -EINVAL for NULL arguments or bad options; -ECONNREFUSED,
  * -ETIMEDOUT, -EHOSTUNREACH, -EIO and -ENOMEM as wharf_nvmf_host_connect();
  * -EPROTO when the log is malformed (a bad record format) or kept
- * changing; -errno from wharf_connect(), memory registration or the
- * shards.
+ * changing; -EDEADLK when called from a shard thread; -errno from
+ * wharf_connect(), memory registration or the shards.  On failure *@out
+ * is NULL and *@nr 0.
  * Context: an application thread, not a shard thread of the cm's context
  * (it waits for the shards); blocks up to connect_timeout_ms.  No RCU rule.
  */

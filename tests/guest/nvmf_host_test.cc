@@ -451,6 +451,22 @@ TEST_P(NvmfHost, DiscoverListsTheSubsystem)
 	}
 	free(ents);
 
+	// wharf-nvmf-perf --discover prints the same entries.
+	std::string perf =
+		wharf_guest::built_program("initiators/nvmf/wharf-nvmf-perf");
+	ASSERT_FALSE(perf.empty());
+	std::string out;
+	EXPECT_EQ(0, Sh(perf + " --traddr " + kAddr + " --trsvcid " +
+				std::to_string(t.port) + " --discover",
+			&out, 60))
+		<< out;
+	EXPECT_NE(std::string::npos, out.find(std::to_string(n) + " entries"))
+		<< out;
+	EXPECT_NE(std::string::npos,
+		  out.find(std::string("traddr ") + kAddr + " trsvcid " +
+			   std::to_string(t.port) + " subnqn " + t.sub + " "))
+		<< out;
+
 	// The subsystem it named takes a connection afterwards.
 	wharf_nvmf_host *h = nullptr;
 	std::string err;
