@@ -389,6 +389,39 @@ _Static_assert(offsetof(struct wharf_numa_shard_load, node) == 0,
 _Static_assert(offsetof(struct wharf_numa_shard_load, load) == 8,
 	       "struct wharf_numa_shard_load: ./wharf abi --update");
 
+_Static_assert(sizeof(struct wharf_nvmf_host_disc_entry) == 576,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, size) == 0,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, trtype) == 8,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, adrfam) == 9,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, subtype) == 10,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, treq) == 11,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, portid) == 12,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, cntlid) == 14,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, asqsz) == 16,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, trsvcid) == 18,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, subnqn) == 51,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, traddr) == 308,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, rdma_qptype) == 565,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, rdma_prtype) == 566,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, rdma_cms) == 567,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, rdma_pkey) == 568,
+	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
+
 _Static_assert(sizeof(struct wharf_nvmf_host_info) == 400,
 	       "struct wharf_nvmf_host_info: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_info, size) == 0,

@@ -39,6 +39,9 @@ static const char *step_name(enum wnh_step s)
 		"Identify Active Namespace List",
 		"Identify Namespace",
 		"I/O queues",
+		"Get Log Page Discovery (header)",
+		"Get Log Page Discovery",
+		"Get Log Page Discovery (header again)",
 		"live",
 		"shutdown",
 		"stopped",
@@ -274,6 +277,96 @@ static void start_io_queues(struct wharf_nvmf_host *h)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Discovery (wharf_nvmf_host_discover())                              */
+/* ------------------------------------------------------------------ */
+
+#define DISC_READS_MAX 10u /* log reads before giving up on genctr */
+#define DISC_ENTRY     sizeof(struct nvmf_disc_entry)
+
+static void disc_get(struct wharf_nvmf_host *h, enum wnh_step step, void *buf,
+		     uint64_t off, uint32_t len)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_get_log_page(&c, NVMF_LID_DISCOVERY, off, len);
+	submit(h, step, &c, NH_DIR_FROM_CTRL, buf, len);
+}
+
+static void disc_next_chunk(struct wharf_nvmf_host *h)
+{
+	size_t left = h->disc_len - h->disc_off;
+	uint32_t n = left < NH_ADMIN_BOUNCE ? (uint32_t)left : NH_ADMIN_BOUNCE;
+
+	disc_get(h, NHS_DISC_LOG, h->disc_log + h->disc_off, h->disc_off, n);
+}
+
+/* A header arrived in id_buf: read the whole log it announces. */
+static void disc_got_hdr(struct wharf_nvmf_host *h)
+{
+	uint64_t genctr, numrec;
+	uint8_t *p;
+	int rc = wnh_disc_hdr_parse(h->id_buf, DISC_ENTRY, &genctr, &numrec,
+				    WHARF_NVMF_HOST_DISC_MAX);
+
+	if (rc) {
+		step_fail(h, -EPROTO, "discovery log header: %s",
+			  strerror(-rc));
+		return;
+	}
+	if (++h->disc_reads > DISC_READS_MAX) {
+		step_fail(h, -EPROTO, "discovery log changed during %u reads",
+			  DISC_READS_MAX);
+		return;
+	}
+	h->disc_len = (size_t)(numrec + 1) * DISC_ENTRY;
+	p = realloc(h->disc_log, h->disc_len);
+	if (!p) {
+		step_fail(h, -ENOMEM, "discovery log: %s", strerror(ENOMEM));
+		return;
+	}
+	h->disc_log = p;
+	h->disc_off = 0;
+	disc_next_chunk(h);
+}
+
+static void disc_step(struct wharf_nvmf_host *h)
+{
+	uint64_t g0, n0, g1, n1;
+
+	switch (h->step) {
+	case NHS_DISC_HDR:
+		disc_got_hdr(h);
+		break;
+	case NHS_DISC_LOG:
+		h->disc_off += h->disc_len - h->disc_off < NH_ADMIN_BOUNCE
+				       ? h->disc_len - h->disc_off
+				       : NH_ADMIN_BOUNCE;
+		if (h->disc_off < h->disc_len)
+			disc_next_chunk(h);
+		else
+			disc_get(h, NHS_DISC_CHECK, h->id_buf, 0, DISC_ENTRY);
+		break;
+	case NHS_DISC_CHECK:
+		/* The log read is whole when its own header and the one
+		 * read after it name the same generation. */
+		if (!wnh_disc_hdr_parse(h->disc_log, h->disc_len, &g0, &n0,
+					WHARF_NVMF_HOST_DISC_MAX) &&
+		    !wnh_disc_hdr_parse(h->id_buf, DISC_ENTRY, &g1, &n1,
+					WHARF_NVMF_HOST_DISC_MAX) &&
+		    g0 == g1 && n0 == n1 &&
+		    h->disc_len == (size_t)(n0 + 1) * DISC_ENTRY) {
+			h->step = NHS_LIVE;
+			wnh_disc_done(h);
+		} else {
+			disc_got_hdr(h);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static void csts_poll_fn(struct wharf_timer *t, void *arg)
 {
 	struct wharf_nvmf_host *h = arg;
@@ -328,6 +421,9 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 		if (csts & NVMF_CSTS_CFS) {
 			step_fail(h, -EIO,
 				  "controller fatal status (CSTS 0x%x)", csts);
+		} else if (csts & NVMF_CSTS_RDY && h->disc) {
+			h->disc_reads = 0;
+			disc_get(h, NHS_DISC_HDR, h->id_buf, 0, DISC_ENTRY);
 		} else if (csts & NVMF_CSTS_RDY) {
 			identify(h, NHS_ID_CTRL, NVMF_CNS_CTRL, 0);
 		} else if (wnh_now_ms() > h->step_deadline_ms) {
@@ -373,6 +469,11 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 			shutdown_done(h);
 		else
 			wharf_timer_arm(h->step_timer, POLL_NS);
+		break;
+	case NHS_DISC_HDR:
+	case NHS_DISC_LOG:
+	case NHS_DISC_CHECK:
+		disc_step(h);
 		break;
 	case NHS_CONNECT:
 	case NHS_IO_QUEUES:

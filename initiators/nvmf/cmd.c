@@ -97,6 +97,74 @@ void wnh_cmd_identify(union nvmf_cmd *c, uint8_t cns, uint32_t nsid)
 	c->common.cdw10 = cns;
 }
 
+void wnh_cmd_get_log_page(union nvmf_cmd *c, uint8_t lid, uint64_t off,
+			  uint32_t len)
+{
+	uint32_t numd = (len / 4 ? len / 4 : 1) - 1;
+
+	admin(c, NVMF_ADM_GET_LOG_PAGE, 0);
+	c->common.cdw10 = lid | (numd & 0xFFFF) << 16;
+	c->common.cdw11 = numd >> 16;
+	c->common.cdw12 = (uint32_t)off;
+	c->common.cdw13 = (uint32_t)(off >> 32);
+}
+
+int wnh_disc_hdr_parse(const void *buf, size_t len, uint64_t *genctr,
+		       uint64_t *numrec, uint64_t max)
+{
+	struct nvmf_disc_hdr hdr;
+
+	if (len < sizeof(hdr))
+		return -EMSGSIZE;
+	memcpy(&hdr, buf, sizeof(hdr));
+	if (hdr.recfmt != 0)
+		return -EPROTO;
+	*genctr = hdr.genctr;
+	*numrec = hdr.numrec < max ? hdr.numrec : max;
+	return 0;
+}
+
+/* @n bytes of a space-padded (or NUL-terminated) field into @dst
+ * (n + 1 bytes): up to the first NUL, trailing spaces removed. */
+static void disc_str(char *dst, const char *src, size_t n)
+{
+	size_t l = strnlen(src, n);
+
+	memcpy(dst, src, l);
+	while (l > 0 && dst[l - 1] == ' ')
+		l--;
+	dst[l] = '\0';
+}
+
+int wnh_disc_entry_parse(const void *buf, size_t len,
+			 struct wharf_nvmf_host_disc_entry *out)
+{
+	struct nvmf_disc_entry e;
+
+	if (len < sizeof(e))
+		return -EMSGSIZE;
+	memcpy(&e, buf, sizeof(e));
+	memset(out, 0, sizeof(*out));
+	out->size = sizeof(*out);
+	out->trtype = e.trtype;
+	out->adrfam = e.adrfam;
+	out->subtype = e.subtype;
+	out->treq = e.treq;
+	out->portid = e.portid;
+	out->cntlid = e.cntlid;
+	out->asqsz = e.asqsz;
+	disc_str(out->trsvcid, e.trsvcid, sizeof(e.trsvcid));
+	disc_str(out->subnqn, e.subnqn, sizeof(e.subnqn));
+	disc_str(out->traddr, e.traddr, sizeof(e.traddr));
+	if (e.trtype == NVMF_TRTYPE_RDMA) {
+		out->rdma_qptype = e.tsas.qptype;
+		out->rdma_prtype = e.tsas.prtype;
+		out->rdma_cms = e.tsas.cms;
+		out->rdma_pkey = e.tsas.pkey;
+	}
+	return 0;
+}
+
 void wnh_cmd_set_nqueues(union nvmf_cmd *c, unsigned n)
 {
 	uint32_t z = n ? (uint32_t)(n - 1) & 0xFFFF : 0;

@@ -12,6 +12,7 @@
 #include "proto/nvme/spec.h"
 #include "proto/nvme/spec_data.h"
 #include "proto/nvme/spec_fabrics.h"
+#include <wharf/nvmf_host.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,6 +61,32 @@ int wnh_lba_range_ok(uint64_t slba, uint64_t nlb, uint64_t nsze);
 /* 1 when Identify Namespace DLFEAT promises that deallocated blocks read
  * as zeroes (bits 2:0 = 001b), else 0. */
 int wnh_dlfeat_reads_zero(uint8_t dlfeat);
+
+/* Get Log Page @lid: @len bytes (a multiple of 4, >= 4) from byte
+ * offset @off (a multiple of 4). */
+void wnh_cmd_get_log_page(union nvmf_cmd *c, uint8_t lid, uint64_t off,
+			  uint32_t len);
+
+/*
+ * wnh_disc_hdr_parse - check a Discovery Log Page header from the peer.
+ * @buf, @len: the bytes received (peer bytes, any content).
+ * @max: the most records the caller takes.
+ * Return: 0 and *@genctr, *@numrec (clamped to @max) filled; -EMSGSIZE
+ * when @len is shorter than the 1024-byte header; -EPROTO for a record
+ * format other than 0.
+ */
+int wnh_disc_hdr_parse(const void *buf, size_t len, uint64_t *genctr,
+		       uint64_t *numrec, uint64_t max);
+
+/*
+ * wnh_disc_entry_parse - one 1024-byte Discovery Log Page entry from the
+ * peer into @out (strings NUL-terminated, trailing spaces and NULs
+ * removed, the RDMA TSAS fields only for trtype RDMA).
+ * @buf, @len: the entry's bytes (peer bytes, any content).
+ * Return: 0; -EMSGSIZE when @len < 1024.
+ */
+int wnh_disc_entry_parse(const void *buf, size_t len,
+			 struct wharf_nvmf_host_disc_entry *out);
 
 /* The largest write that may travel in the capsule of an I/O command:
  * (IOCCSZ * 16 - 64) bytes when ICDOFF is 0 and the controller takes

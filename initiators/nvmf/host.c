@@ -205,6 +205,7 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 		wnh_queue_free(&h->io[i]);
 	wnh_queue_free(&h->admin);
 	free(h->io);
+	free(h->disc_log);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -354,6 +355,27 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 	return h;
 }
 
+/* Starts the admin queue and waits for the bring-up (the connect's or
+ * the discovery's) to end: its result, h->err saying why. */
+static int bring_up(struct wharf_nvmf_host *h)
+{
+	int rc = wnh_admin_start(h);
+
+	if (rc) {
+		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
+			 strerror(-rc));
+		return rc;
+	}
+	if (wait_until(h, is_done, wnh_now_ms() + h->connect_timeout_ms)) {
+		snprintf(h->err, sizeof(h->err),
+			 "bring-up not finished within %u ms",
+			 h->connect_timeout_ms);
+		wnh_fail(h, -ETIMEDOUT, "%s", h->err);
+		return -ETIMEDOUT;
+	}
+	return h->result;
+}
+
 int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 			    size_t errlen, struct wharf_nvmf_host **out)
 {
@@ -372,20 +394,7 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 	h = host_new(opts);
 	if (!h)
 		return -ENOMEM;
-	rc = wnh_admin_start(h);
-	if (rc) {
-		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
-			 strerror(-rc));
-	} else if (wait_until(h, is_done,
-			      wnh_now_ms() + h->connect_timeout_ms)) {
-		rc = -ETIMEDOUT;
-		snprintf(h->err, sizeof(h->err),
-			 "bring-up not finished within %u ms",
-			 h->connect_timeout_ms);
-		wnh_fail(h, rc, "%s", h->err);
-	} else {
-		rc = h->result;
-	}
+	rc = bring_up(h);
 	if (rc) {
 		if (err && errlen)
 			snprintf(err, errlen, "%s", h->err);
@@ -394,6 +403,86 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 	}
 	*out = h;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Discovery                                                           */
+/* ------------------------------------------------------------------ */
+
+void wnh_disc_done(struct wharf_nvmf_host *h)
+{
+	pthread_mutex_lock(&h->lock);
+	if (!h->done) {
+		h->done = true;
+		h->result = 0;
+		pthread_cond_broadcast(&h->cond);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* The log the shard read (complete: wnh_disc_done) into a new array. */
+static int disc_copy(const struct wharf_nvmf_host *h,
+		     struct wharf_nvmf_host_disc_entry **out, size_t *nr)
+{
+	const size_t esz = sizeof(struct nvmf_disc_entry);
+	size_t n = h->disc_len / esz - 1;
+	struct wharf_nvmf_host_disc_entry *e;
+
+	*out = NULL;
+	*nr = 0;
+	if (!n)
+		return 0;
+	e = calloc(n, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		wnh_disc_entry_parse(h->disc_log + (i + 1) * esz, esz, &e[i]);
+	*out = e;
+	*nr = n;
+	return 0;
+}
+
+int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
+			     size_t errlen,
+			     struct wharf_nvmf_host_disc_entry **out,
+			     size_t *nr)
+{
+	struct wharf_nvmf_host_opts o;
+	struct wharf_nvmf_host *h;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (!opts || opts->size != sizeof(*opts) || !out || !nr) {
+		if (err && errlen)
+			snprintf(err, errlen, "invalid options");
+		return -EINVAL;
+	}
+	*out = NULL;
+	*nr = 0;
+	o = *opts;
+	if (!o.subnqn)
+		o.subnqn = NVMF_DISC_NQN;
+	o.nr_io_queues = 1; /* never connected */
+	o.no_keep_alive = true;
+	if (check_opts(&o)) {
+		if (err && errlen)
+			snprintf(err, errlen, "invalid options");
+		return -EINVAL;
+	}
+	if (wharf_shard_current())
+		return -EDEADLK;
+	h = host_new(&o);
+	if (!h)
+		return -ENOMEM;
+	h->disc = true;
+	rc = bring_up(h);
+	if (!rc)
+		rc = disc_copy(h, out, nr);
+	if (rc && err && errlen)
+		snprintf(err, errlen, "%s", h->err);
+	teardown(h, false);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -155,11 +155,14 @@ enum wnh_step {
 	NHS_ID_CTRL,
 	NHS_NQUEUES,
 	NHS_NS_LIST,
-	NHS_ID_NS,     /* one Identify Namespace per active NSID */
-	NHS_IO_QUEUES, /* I/O queues connecting */
-	NHS_LIVE,      /* keep-alive running */
-	NHS_SHN,       /* CC.SHN set, polling CSTS.SHST */
-	NHS_STOPPED,   /* failed, torn down or shut down: events ignored */
+	NHS_ID_NS,	/* one Identify Namespace per active NSID */
+	NHS_IO_QUEUES,	/* I/O queues connecting */
+	NHS_DISC_HDR,	/* discovery: the log's header */
+	NHS_DISC_LOG,	/* discovery: the whole log, 4 KiB at a time */
+	NHS_DISC_CHECK, /* discovery: the header again (genctr) */
+	NHS_LIVE,	/* keep-alive running */
+	NHS_SHN,	/* CC.SHN set, polling CSTS.SHST */
+	NHS_STOPPED,	/* failed, torn down or shut down: events ignored */
 };
 
 struct wharf_nvmf_host {
@@ -176,6 +179,13 @@ struct wharf_nvmf_host {
 	wharf_nvmf_host_state_cb on_state;
 	void *state_arg;
 	bool no_in_capsule;
+	/* wharf_nvmf_host_discover(): after CSTS.RDY read the Discovery
+	 * Log Page into disc_log (admin shard until `done`, then the
+	 * application thread; freed with @h). */
+	bool disc;
+	uint8_t *disc_log;
+	size_t disc_len, disc_off;
+	unsigned disc_reads;
 
 	struct wharf_nvmf_host_queue admin;
 	struct wharf_nvmf_host_queue *io; /* want_queues allocated */
@@ -250,6 +260,8 @@ void wnh_q_close(struct wharf_shard *shard, void *arg);	    /* disconnect */
 void wnh_admin_connected(struct wharf_nvmf_host *h);
 void wnh_admin_shutdown(struct wharf_nvmf_host *h);
 void wnh_admin_free(struct wharf_nvmf_host *h);
+/* Discovery: the whole log read; ends the bring-up with success. */
+void wnh_disc_done(struct wharf_nvmf_host *h);
 /* Starts a bring-up (again): the admin queue's connection. */
 int wnh_admin_start(struct wharf_nvmf_host *h);
 /* Stops keep-alive and the step machine (a teardown). */

@@ -559,6 +559,74 @@ int wharf_nvmf_host_stats(const struct wharf_nvmf_host *host,
  */
 const char *wharf_nvmf_host_state_name(enum wharf_nvmf_host_state state);
 
+/** Most Discovery Log Page entries wharf_nvmf_host_discover() returns. */
+#define WHARF_NVMF_HOST_DISC_MAX 1024u
+
+/** One Discovery Log Page entry (LID 70h), strings NUL-terminated with
+ * trailing spaces removed. */
+struct wharf_nvmf_host_disc_entry {
+	/** sizeof(struct wharf_nvmf_host_disc_entry) (set by the library). */
+	size_t size;
+	/** Transport type (1: RDMA), address family (1: IPv4, 2: IPv6),
+	 * subsystem type (1: discovery, 2: NVM, 3: current discovery),
+	 * transport requirements. */
+	uint8_t trtype;
+	uint8_t adrfam;
+	uint8_t subtype;
+	uint8_t treq;
+	/** Port ID, controller ID (0xFFFF: dynamic), admin queue size. */
+	uint16_t portid;
+	uint16_t cntlid;
+	uint16_t asqsz;
+	/** Transport service ID (the port, e.g. "4420"). */
+	char trsvcid[33];
+	/** Subsystem NQN. */
+	char subnqn[257];
+	/** Transport address (e.g. "10.0.0.1"). */
+	char traddr[257];
+	/** RDMA transport specific address subtype (trtype 1): QP type,
+	 * provider type, connection management service, partition key. */
+	uint8_t rdma_qptype;
+	uint8_t rdma_prtype;
+	uint8_t rdma_cms;
+	uint16_t rdma_pkey;
+};
+
+/**
+ * wharf_nvmf_host_discover - read the Discovery Log Page of a discovery
+ * controller.
+ * @opts: as for wharf_nvmf_host_connect(): cm and dst are required;
+ * subnqn may be NULL (the well-known discovery NQN,
+ * nqn.2014-08.org.nvmexpress.discovery); I/O queue, recovery and
+ * keep-alive options are ignored (admin queue only, KATO 0 as Linux
+ * sends for a discovery controller).  Not retained.
+ * @err: receives a one-line reason on failure (may be NULL).
+ * @errlen: size of @err.
+ * @out: receives an array of the entries (NULL when there is none),
+ * owned by the caller: free() it.
+ * @nr: receives the number of entries.
+ *
+ * Connects the admin queue (Fabrics Connect, CC.EN, CSTS.RDY), reads the
+ * log's header (generation counter, number of records), then the whole
+ * log (keyed SGL, 4 KiB per command), then the header again; when the
+ * generation counter changed meanwhile it reads again (at most 10
+ * times).  Disconnects before returning, in every case.  At most
+ * WHARF_NVMF_HOST_DISC_MAX entries are read.
+ *
+ * Return: 0; -EINVAL for NULL arguments or bad options; -ECONNREFUSED,
+ * -ETIMEDOUT, -EHOSTUNREACH, -EIO and -ENOMEM as wharf_nvmf_host_connect();
+ * -EPROTO when the log is malformed (a bad record format) or kept
+ * changing; -EDEADLK when called from a shard thread; -errno from
+ * wharf_connect(), memory registration or the shards.  On failure *@out
+ * is NULL and *@nr 0.
+ * Context: an application thread, not a shard thread of the cm's context
+ * (it waits for the shards); blocks up to connect_timeout_ms.  No RCU rule.
+ */
+int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
+			     size_t errlen,
+			     struct wharf_nvmf_host_disc_entry **out,
+			     size_t *nr);
+
 #ifdef __cplusplus
 }
 #endif

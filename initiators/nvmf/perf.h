@@ -41,6 +41,7 @@ struct perf_args {
 	uint32_t ctrl_loss_tmo_ms;   /* with has_ctrl_loss_tmo */
 	bool has_ctrl_loss_tmo;
 	bool verify;
+	bool discover; /* print the discovery log instead */
 	bool json;
 	bool quiet; /* no progress */
 	bool help;

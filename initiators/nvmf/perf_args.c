@@ -48,6 +48,9 @@ const char perf_usage[] =
 	"                     too); only acknowledged data is compared,\n"
 	"                     and each slot's last one is read once more\n"
 	"                     at the end\n"
+	"  --discover         read the discovery controller's log (the\n"
+	"                     well-known NQN unless --subnqn names one),\n"
+	"                     print one line per entry and exit\n"
 	"  --json             the result as one JSON object on stdout\n"
 	"  --quiet            no progress lines\n"
 	"  --help             this text\n";
@@ -165,6 +168,9 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 		} else if (!strcmp(o, "--verify")) {
 			a->verify = true;
 			takes = 0;
+		} else if (!strcmp(o, "--discover")) {
+			a->discover = true;
+			takes = 0;
 		} else if (!strcmp(o, "--json")) {
 			a->json = true;
 			takes = 0;
@@ -226,7 +232,7 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	}
 	if (a->help)
 		return 0;
-	if (!a->traddr || !a->subnqn) {
+	if (!a->traddr || (!a->subnqn && !a->discover)) {
 		snprintf(err, errlen, "--traddr and --subnqn are required");
 		return -EINVAL;
 	}

@@ -537,6 +537,33 @@ out:
 	return rc;
 }
 
+/* --discover: one line per Discovery Log Page entry; 0, or 2. */
+static int discover(struct wharf_nvmf_host_opts *ho)
+{
+	struct wharf_nvmf_host_disc_entry *e;
+	char err[256];
+	size_t n;
+	int rc = wharf_nvmf_host_discover(ho, err, sizeof(err), &e, &n);
+
+	if (rc) {
+		fprintf(stderr, "wharf-nvmf-perf: discover: %s: %s\n",
+			strerror(-rc), err);
+		return 2;
+	}
+	printf("%zu entries\n", n);
+	for (size_t i = 0; i < n; i++)
+		printf("trtype %u adrfam %u subtype %u treq %u portid %u "
+		       "cntlid 0x%04x asqsz %u traddr %s trsvcid %s subnqn %s"
+		       " rdma_qptype %u rdma_prtype %u rdma_cms %u "
+		       "rdma_pkey 0x%04x\n",
+		       e[i].trtype, e[i].adrfam, e[i].subtype, e[i].treq,
+		       e[i].portid, e[i].cntlid, e[i].asqsz, e[i].traddr,
+		       e[i].trsvcid, e[i].subnqn, e[i].rdma_qptype,
+		       e[i].rdma_prtype, e[i].rdma_cms, e[i].rdma_pkey);
+	free(e);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct perf_args a;
@@ -589,6 +616,10 @@ int main(int argc, char **argv)
 	ho.reconnect_delay_ms = a.reconnect_delay_ms;
 	if (a.has_ctrl_loss_tmo)
 		ho.ctrl_loss_tmo_ms = a.ctrl_loss_tmo_ms;
+	if (a.discover) {
+		rc = discover(&ho);
+		goto out;
+	}
 	rc = wharf_nvmf_host_connect(&ho, err, sizeof(err), &host);
 	if (rc) {
 		fprintf(stderr, "wharf-nvmf-perf: connect: %s: %s\n",

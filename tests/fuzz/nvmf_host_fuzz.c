@@ -4,12 +4,42 @@
  * Every accepted capsule is at least a completion long, names a command
  * id below the depth and reports exactly the bytes it was given; every
  * refused one is short (-EMSGSIZE) or out of range (-ERANGE).
+ * The same bytes as a Discovery Log Page header (accepted only at full
+ * size with record format 0, numrec clamped to the byte-0 limit) and as
+ * an entry (accepted only at full size; every string NUL-terminated
+ * inside its field).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "initiators/nvmf/cmd.h"
 #include "tests/fuzz/fuzz_check.h"
+
+static void disc(const uint8_t *data, size_t size, uint64_t max)
+{
+	struct wharf_nvmf_host_disc_entry e;
+	uint64_t g = 1, n = 1;
+	int rc = wnh_disc_hdr_parse(data, size, &g, &n, max);
+
+	if (size < sizeof(struct nvmf_disc_hdr)) {
+		CHECK(rc == -EMSGSIZE);
+	} else if (data[16] | data[17]) {
+		CHECK(rc == -EPROTO);
+	} else {
+		CHECK(rc == 0 && n <= max);
+	}
+	memset(&e, 0xAB, sizeof(e));
+	rc = wnh_disc_entry_parse(data, size, &e);
+	if (size < sizeof(struct nvmf_disc_entry)) {
+		CHECK(rc == -EMSGSIZE);
+		return;
+	}
+	CHECK(rc == 0 && e.size == sizeof(e));
+	CHECK(memchr(e.trsvcid, '\0', sizeof(e.trsvcid)) != NULL);
+	CHECK(memchr(e.subnqn, '\0', sizeof(e.subnqn)) != NULL);
+	CHECK(memchr(e.traddr, '\0', sizeof(e.traddr)) != NULL);
+	CHECK(e.trtype == data[0] && e.subtype == data[2]);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -22,6 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	depth = data[0] ? (uint32_t)data[0] * 4 : 0x10000;
 	data++;
 	size--;
+	disc(data, size, data[-1]);
 	memset(&r, 0xAB, sizeof(r));
 	rc = wnh_rsp_parse(data, size, depth, &r);
 	if (size < NVMF_CQE_SIZE) {

@@ -60,6 +60,25 @@ const Target kTargets[] = {
 	{"wharf", kWharfPort, kWharfSub, kWharfClosed},
 };
 
+// More subsystems on wharf-nvmf-tgt so that its discovery log (header and
+// entries) spans more than one 4 KiB Get Log Page.
+const unsigned kWharfExtra = 4;
+
+std::string ExtraWharfSub(unsigned i)
+{
+	return std::string(kWharfSub) + "-d" + std::to_string(i);
+}
+
+std::string ExtraWharfSubsystems()
+{
+	std::string c;
+
+	for (unsigned i = 1; i <= kWharfExtra; i++)
+		c += "subsystem " + ExtraWharfSub(i) +
+		     "\n  namespace 1 ram:1M\n  allow-any-host\n";
+	return c;
+}
+
 class NvmfHost : public ::testing::TestWithParam<Target>
 {
       protected:
@@ -123,7 +142,8 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 				kWharfClosed +
 				"\n  namespace 1 ram:1M\n  allow-host "
 				"nqn.2014-08.org.nvmexpress:uuid:"
-				"00000000-0000-0000-0000-000000000001\n");
+				"00000000-0000-0000-0000-000000000001\n" +
+				ExtraWharfSubsystems());
 		if (!started) {
 			ADD_FAILURE() << started.message();
 		}
@@ -374,6 +394,83 @@ TEST_P(NvmfHost, WriteZeroesAndDeallocate)
 	st.size = sizeof(st);
 	ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q, &st));
 	EXPECT_EQ(0u, st.nvme_errors);
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+}
+
+// The discovery controller (well-known NQN, admin queue only): its log
+// lists the subsystem this host may use, on the port, by RDMA, and not
+// the subsystem that does not allow the host.
+TEST_P(NvmfHost, DiscoverListsTheSubsystem)
+{
+	const Target &t = GetParam();
+	sockaddr_in a = {};
+	a.sin_family = AF_INET;
+	a.sin_port = htons(t.port);
+	inet_pton(AF_INET, kAddr, &a.sin_addr);
+	wharf_nvmf_host_opts o;
+	wharf_nvmf_host_opts_init(&o);
+	o.cm = cm_;
+	o.dst = (sockaddr *)&a;
+	char e[256] = "";
+	wharf_nvmf_host_disc_entry *ents = nullptr;
+	size_t n = 0;
+
+	ASSERT_EQ(0, wharf_nvmf_host_discover(&o, e, sizeof(e), &ents, &n))
+		<< e;
+	std::vector<std::string> nqns;
+	const wharf_nvmf_host_disc_entry *sub = nullptr;
+	for (size_t i = 0; i < n; i++) {
+		EXPECT_EQ(sizeof(ents[i]), ents[i].size);
+		std::cout << t.name << ": trtype " << +ents[i].trtype
+			  << " adrfam " << +ents[i].adrfam << " subtype "
+			  << +ents[i].subtype << " portid " << ents[i].portid
+			  << " cntlid 0x" << std::hex << ents[i].cntlid
+			  << std::dec << " " << ents[i].traddr << ":"
+			  << ents[i].trsvcid << " " << ents[i].subnqn << "\n";
+		nqns.push_back(ents[i].subnqn);
+		if (!strcmp(ents[i].subnqn, t.sub))
+			sub = &ents[i];
+	}
+	ASSERT_NE(nullptr, sub);
+	EXPECT_EQ(1, sub->trtype);  // RDMA
+	EXPECT_EQ(1, sub->adrfam);  // IPv4
+	EXPECT_EQ(2, sub->subtype); // NVM subsystem
+	EXPECT_STREQ(kAddr, sub->traddr);
+	EXPECT_EQ(std::to_string(t.port), sub->trsvcid);
+	EXPECT_EQ(0xFFFF, sub->cntlid); // dynamic controllers
+	EXPECT_EQ(1, sub->rdma_qptype); // reliable connected
+	EXPECT_EQ(1, sub->rdma_cms);	// RDMA CM
+	EXPECT_EQ(nqns.end(), std::find(nqns.begin(), nqns.end(), t.closed));
+	if (t.port == kWharfPort) {
+		// 1 + 4 entries and the header: two Get Log Page reads.
+		EXPECT_EQ(1 + kWharfExtra, n);
+		for (unsigned i = 1; i <= kWharfExtra; i++)
+			EXPECT_NE(nqns.end(),
+				  std::find(nqns.begin(), nqns.end(),
+					    ExtraWharfSub(i)));
+	}
+	free(ents);
+
+	// wharf-nvmf-perf --discover prints the same entries.
+	std::string perf =
+		wharf_guest::built_program("initiators/nvmf/wharf-nvmf-perf");
+	ASSERT_FALSE(perf.empty());
+	std::string out;
+	EXPECT_EQ(0, Sh(perf + " --traddr " + kAddr + " --trsvcid " +
+				std::to_string(t.port) + " --discover",
+			&out, 60))
+		<< out;
+	EXPECT_NE(std::string::npos, out.find(std::to_string(n) + " entries"))
+		<< out;
+	EXPECT_NE(std::string::npos,
+		  out.find(std::string("traddr ") + kAddr + " trsvcid " +
+			   std::to_string(t.port) + " subnqn " + t.sub + " "))
+		<< out;
+
+	// The subsystem it named takes a connection afterwards.
+	wharf_nvmf_host *h = nullptr;
+	std::string err;
+	ASSERT_EQ(0, Connect(t.sub, 1, &err, &h)) << err;
 	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
 }
 

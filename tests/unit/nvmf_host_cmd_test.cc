@@ -251,6 +251,98 @@ TEST(NvmfHostCmd, ResponseParse)
 	EXPECT_EQ(-ERANGE, wnh_rsp_parse(buf, 16, 5, &r)) << "cid 5, depth 5";
 }
 
+// Get Log Page: LID, 0's based NUMDL/NUMDU (cdw10 31:16, cdw11 15:0),
+// the byte offset in LPOL/LPOU, no namespace.
+TEST(NvmfHostCmd, GetLogPage)
+{
+	union nvmf_cmd c;
+
+	wnh_cmd_get_log_page(&c, NVMF_LID_DISCOVERY, 0x100001000ull, 4096);
+	EXPECT_EQ(NVMF_ADM_GET_LOG_PAGE, c.common.opc);
+	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+	EXPECT_EQ(0u, c.common.nsid);
+	EXPECT_EQ(0x70u | 1023u << 16, c.common.cdw10);
+	EXPECT_EQ(0u, c.common.cdw11);
+	EXPECT_EQ(0x1000u, c.common.cdw12);
+	EXPECT_EQ(1u, c.common.cdw13);
+	wnh_cmd_get_log_page(&c, NVMF_LID_DISCOVERY, 0, 1u << 20);
+	EXPECT_EQ(0x70u | 0xFFFFu << 16, c.common.cdw10);
+	EXPECT_EQ(3u, c.common.cdw11); // (2^18 - 1) >> 16
+}
+
+TEST(NvmfHostCmd, DiscoveryHeader)
+{
+	uint8_t buf[1024] = {};
+	struct nvmf_disc_hdr h = {};
+	uint64_t g = 0, n = 0;
+
+	h.genctr = 7;
+	h.numrec = 5;
+	memcpy(buf, &h, sizeof(h));
+	EXPECT_EQ(-EMSGSIZE, wnh_disc_hdr_parse(buf, 1023, &g, &n, 100));
+	ASSERT_EQ(0, wnh_disc_hdr_parse(buf, sizeof(buf), &g, &n, 100));
+	EXPECT_EQ(7u, g);
+	EXPECT_EQ(5u, n);
+	// A peer announcing more records than the host takes is clamped.
+	ASSERT_EQ(0, wnh_disc_hdr_parse(buf, sizeof(buf), &g, &n, 3));
+	EXPECT_EQ(3u, n);
+	h.recfmt = 1;
+	memcpy(buf, &h, sizeof(h));
+	EXPECT_EQ(-EPROTO, wnh_disc_hdr_parse(buf, sizeof(buf), &g, &n, 100));
+}
+
+TEST(NvmfHostCmd, DiscoveryEntry)
+{
+	struct nvmf_disc_entry e;
+	struct wharf_nvmf_host_disc_entry d;
+
+	memset(&e, 0, sizeof(e));
+	e.trtype = NVMF_TRTYPE_RDMA;
+	e.adrfam = NVMF_ADRFAM_IPV4;
+	e.subtype = NVMF_SUBTYPE_NVME;
+	e.treq = 2;
+	e.portid = 3;
+	e.cntlid = 0xFFFF;
+	e.asqsz = 32;
+	memset(e.trsvcid, ' ', sizeof(e.trsvcid));
+	memcpy(e.trsvcid, "4420", 4);
+	strcpy(e.subnqn, "nqn.2024-01.io.wharf:x");
+	memset(e.traddr, ' ', sizeof(e.traddr));
+	memcpy(e.traddr, "198.18.0.1", 10);
+	e.tsas.qptype = 1;
+	e.tsas.prtype = 4;
+	e.tsas.cms = 1;
+	e.tsas.pkey = 0xFFFF;
+	EXPECT_EQ(-EMSGSIZE, wnh_disc_entry_parse(&e, sizeof(e) - 1, &d));
+	ASSERT_EQ(0, wnh_disc_entry_parse(&e, sizeof(e), &d));
+	EXPECT_EQ(sizeof(d), d.size);
+	EXPECT_EQ(1, d.trtype);
+	EXPECT_EQ(1, d.adrfam);
+	EXPECT_EQ(2, d.subtype);
+	EXPECT_EQ(2, d.treq);
+	EXPECT_EQ(3, d.portid);
+	EXPECT_EQ(0xFFFF, d.cntlid);
+	EXPECT_EQ(32, d.asqsz);
+	EXPECT_STREQ("4420", d.trsvcid);
+	EXPECT_STREQ("nqn.2024-01.io.wharf:x", d.subnqn);
+	EXPECT_STREQ("198.18.0.1", d.traddr);
+	EXPECT_EQ(1, d.rdma_qptype);
+	EXPECT_EQ(4, d.rdma_prtype);
+	EXPECT_EQ(1, d.rdma_cms);
+	EXPECT_EQ(0xFFFF, d.rdma_pkey);
+	// Full-width fields without a NUL stay bounded; TSAS only for RDMA.
+	memset(e.subnqn, 'a', sizeof(e.subnqn));
+	memset(e.traddr, 'b', sizeof(e.traddr));
+	memset(e.trsvcid, 'c', sizeof(e.trsvcid));
+	e.trtype = 3; // TCP
+	ASSERT_EQ(0, wnh_disc_entry_parse(&e, sizeof(e), &d));
+	EXPECT_EQ(256u, strlen(d.subnqn));
+	EXPECT_EQ(256u, strlen(d.traddr));
+	EXPECT_EQ(32u, strlen(d.trsvcid));
+	EXPECT_EQ(0, d.rdma_qptype);
+	EXPECT_EQ(0, d.rdma_pkey);
+}
+
 TEST(NvmfHostCmd, StatusText)
 {
 	char s[96];

@@ -96,6 +96,11 @@ TEST(NvmfPerfArgs, DefaultsAndValues)
 	EXPECT_EQ(1, a.poll);
 	ASSERT_EQ(0, Parse({"--help"}, &a));
 	EXPECT_TRUE(a.help);
+	// --discover needs the address only.
+	ASSERT_EQ(0, Parse({"--traddr", "a", "--discover"}, &a));
+	EXPECT_TRUE(a.discover);
+	EXPECT_EQ(nullptr, a.subnqn);
+	EXPECT_EQ(-EINVAL, Parse({"--discover"}, &a));
 }
 
 TEST(NvmfPerfArgs, Refusals)
