@@ -1,9 +1,6 @@
 // Runs the host's response-parser fuzz target in the normal suite: the
 // seed corpus, mutations of it and random capsules of every length
 // around a completion's 16 bytes.  The target aborts on a broken rule.
-#include <random>
-#include <vector>
-
 #include <gtest/gtest.h>
 
 #include "tests/fuzz/replay_util.h"
@@ -25,23 +22,12 @@ TEST(NvmfHostFuzzReplay, MutatedCorpus)
 {
 	auto corpus = fuzz_replay::LoadCorpus(kCorpus, 4096);
 	ASSERT_FALSE(corpus.empty());
-	std::mt19937 rng(1919);
-	for (int i = 0; i < 5000; i++) {
-		std::vector<uint8_t> in = corpus[rng() % corpus.size()];
-		fuzz_replay::Mutate(rng, &in, 4, 64);
-		LLVMFuzzerTestOneInput(in.data(), in.size());
-	}
+	fuzz_replay::ReplayMutated(corpus, 1919, 5000, 4, 64);
 }
 
 TEST(NvmfHostFuzzReplay, RandomCapsules)
 {
-	std::mt19937 rng(77);
-	for (int i = 0; i < 20000; i++) {
-		std::vector<uint8_t> in(rng() % 40);
-		for (auto &b : in)
-			b = (uint8_t)rng();
-		LLVMFuzzerTestOneInput(in.data(), in.size());
-	}
+	fuzz_replay::ReplayRandom(77, 20000, 40);
 }
 
 } // namespace

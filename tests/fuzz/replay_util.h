@@ -66,6 +66,32 @@ inline void Mutate(std::mt19937 &rng, std::vector<uint8_t> *in,
 	}
 }
 
+// Feeds @n mutations of randomly chosen corpus entries to the target
+// (rng seeded with @seed; Mutate() with @max_edits and @max_grow).
+inline void ReplayMutated(const std::vector<std::vector<uint8_t>> &corpus,
+			  unsigned seed, int n, unsigned max_edits,
+			  unsigned max_grow)
+{
+	std::mt19937 rng(seed);
+	for (int i = 0; i < n; i++) {
+		std::vector<uint8_t> in = corpus[rng() % corpus.size()];
+		Mutate(rng, &in, max_edits, max_grow);
+		LLVMFuzzerTestOneInput(in.data(), in.size());
+	}
+}
+
+// Feeds @n random inputs of 0 to @max_len - 1 bytes to the target.
+inline void ReplayRandom(unsigned seed, int n, size_t max_len)
+{
+	std::mt19937 rng(seed);
+	for (int i = 0; i < n; i++) {
+		std::vector<uint8_t> in(rng() % max_len);
+		for (auto &b : in)
+			b = (uint8_t)rng();
+		LLVMFuzzerTestOneInput(in.data(), in.size());
+	}
+}
+
 } // namespace fuzz_replay
 
 #endif // WHARF_TESTS_FUZZ_REPLAY_UTIL_H
