@@ -10,7 +10,10 @@
 # runs the kernel host, then wharf-nvmf-perf, back to back.
 # Prints per case both hosts' IOPS, average and p99 latency, the wharf /
 # kernel IOPS ratio and the average-latency ratio; a summary line per
-# target.
+# target.  With -n ROUNDS each case runs ROUNDS times (kernel host, then
+# wharf-nvmf-perf, then again), the table shows each value's median over
+# the rounds and the lowest and highest per-round IOPS ratio: a shared
+# 2-core machine makes single runs swing by tens of percent.
 #
 # Run it in the soft-RoCE guest:
 #   bazel build -c opt //targets/nvmf:wharf-nvmf-tgt \
@@ -20,7 +23,10 @@
 #          -p event|busy|adaptive (wharf-nvmf-perf's idle shards, default
 #             busy: the initiator owns its CPU, as SPDK's hosts poll),
 #          -q 'QD ...' (default '1 16 64'),
-#          -j FILE (also write every row as JSON lines)
+#          -n ROUNDS (default 1; medians over the rounds),
+#          -t 'TARGET ...' (nvmet, wharf; default both),
+#          -j FILE (also write every row as JSON lines, each round's
+#             values included)
 # Progress on stderr; the table and the summary lines on stdout.
 set -euo pipefail
 
@@ -28,17 +34,36 @@ runtime=10
 poll=busy
 qds="1 16 64"
 json=
-while getopts "r:p:q:j:h" o; do
+rounds=1
+targets="nvmet wharf"
+while getopts "r:p:q:j:n:t:h" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	p) poll=$OPTARG ;;
 	q) qds=$OPTARG ;;
 	j) json=$OPTARG ;;
+	n) rounds=$OPTARG ;;
+	t) targets=$OPTARG ;;
 	h)
-		sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) exit 2 ;;
+	esac
+done
+case $rounds in
+'' | *[!0-9]* | 0)
+	echo "host_vs_kernel: -n wants a positive number of rounds" >&2
+	exit 2
+	;;
+esac
+for t in $targets; do
+	case $t in
+	nvmet | wharf) ;;
+	*)
+		echo "host_vs_kernel: unknown target '$t' (nvmet, wharf)" >&2
+		exit 2
+		;;
 	esac
 done
 prog=host_vs_kernel
@@ -83,27 +108,49 @@ wharf_run() { # nqn port rw qd
 		"$work/perf"
 }
 
-printf '%-7s %-10s %4s %11s %11s %6s %10s %10s %7s %10s %10s\n' target \
-	"fio 4k" QD "kernel IOPS" "wharf IOPS" ratio "k avg us" "w avg us" \
-	"lat" "k p99 us" "w p99 us"
+printf '%-7s %-10s %4s %11s %11s %6s %13s %10s %10s %7s %10s %10s\n' target \
+	"fio 4k" QD "kernel IOPS" "wharf IOPS" ratio "ratio range" "k avg us" \
+	"w avg us" "lat" "k p99 us" "w p99 us"
+# The median of the numbers on stdin (one per line).
+median() {
+	sort -g | awk '{v[NR] = $1} END {
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 measure() { # label nqn port
-	local dev rw qd k w min='' lat1=''
+	local dev rw qd r k w min='' lat1='' rounds_json
 	for rw in randread randwrite; do
 		for qd in $qds; do
-			log "$1 $rw QD$qd: kernel nvme-rdma + fio io_uring"
-			dev=$(nvmf_kconnect "$2" "$3" "$hostnqn")
-			k=$(nvmf_fio "$dev" $rw "$qd" "$runtime" "$work")
-			nvme disconnect -n "$2" >/dev/null
-			log "$1 $rw QD$qd: wharf-nvmf-perf"
-			w=$(wharf_run "$2" "$3" $rw "$qd")
-			read -r ki ka kp <<<"$k"
-			read -r wi wa wp <<<"$w"
+			: >"$work/k.rounds"
+			: >"$work/w.rounds"
+			rounds_json=
+			for r in $(seq 1 "$rounds"); do
+				log "$1 $rw QD$qd round $r/$rounds: kernel nvme-rdma + fio io_uring"
+				dev=$(nvmf_kconnect "$2" "$3" "$hostnqn")
+				k=$(nvmf_fio "$dev" $rw "$qd" "$runtime" "$work")
+				nvme disconnect -n "$2" >/dev/null
+				log "$1 $rw QD$qd round $r/$rounds: wharf-nvmf-perf"
+				w=$(wharf_run "$2" "$3" $rw "$qd")
+				echo "$k" >>"$work/k.rounds"
+				echo "$w" >>"$work/w.rounds"
+				read -r ki ka kp <<<"$k"
+				read -r wi wa wp <<<"$w"
+				rounds_json="$rounds_json${rounds_json:+,}{\"kernel\":{\"iops\":$ki,\"avg_us\":$ka,\"p99_us\":$kp},\"wharf\":{\"iops\":$wi,\"avg_us\":$wa,\"p99_us\":$wp}}"
+			done
+			ki=$(cut -d' ' -f1 "$work/k.rounds" | median)
+			ka=$(cut -d' ' -f2 "$work/k.rounds" | median)
+			kp=$(cut -d' ' -f3 "$work/k.rounds" | median)
+			wi=$(cut -d' ' -f1 "$work/w.rounds" | median)
+			wa=$(cut -d' ' -f2 "$work/w.rounds" | median)
+			wp=$(cut -d' ' -f3 "$work/w.rounds" | median)
+			range=$(paste -d' ' "$work/k.rounds" "$work/w.rounds" | awk '
+				{ r = $1 ? $4 / $1 : 0; if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
+				END { printf "%.2f-%.2fx", lo, hi }')
 			ratio=$(awk -v a="$wi" -v b="$ki" 'BEGIN {printf "%.2f", b ? a / b : 0}')
 			lr=$(awk -v a="$wa" -v b="$ka" 'BEGIN {printf "%.2f", b ? a / b : 0}')
-			printf '%-7s %-10s %4s %11.0f %11.0f %5sx %10.1f %10.1f %6sx %10.1f %10.1f\n' \
-				"$1" $rw "$qd" "$ki" "$wi" "$ratio" "$ka" "$wa" \
+			printf '%-7s %-10s %4s %11.0f %11.0f %5sx %13s %10.1f %10.1f %6sx %10.1f %10.1f\n' \
+				"$1" $rw "$qd" "$ki" "$wi" "$ratio" "$range" "$ka" "$wa" \
 				"$lr" "$kp" "$wp"
-			[ -z "$json" ] || echo "{\"target\":\"$1\",\"rw\":\"$rw\",\"qd\":$qd,\"kernel\":{\"iops\":$ki,\"avg_us\":$ka,\"p99_us\":$kp},\"wharf\":{\"iops\":$wi,\"avg_us\":$wa,\"p99_us\":$wp}}" >>"$json"
+			[ -z "$json" ] || echo "{\"target\":\"$1\",\"rw\":\"$rw\",\"qd\":$qd,\"rounds\":$rounds,\"kernel\":{\"iops\":$ki,\"avg_us\":$ka,\"p99_us\":$kp},\"wharf\":{\"iops\":$wi,\"avg_us\":$wa,\"p99_us\":$wp},\"each_round\":[$rounds_json]}" >>"$json"
 			if [ "$qd" -gt 1 ]; then
 				min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
 			else
@@ -111,21 +158,29 @@ measure() { # label nqn port
 			fi
 		done
 	done
-	echo "summary: $1: wharf-nvmf-perf / kernel host (fio io_uring):" \
+	echo "summary: $1: wharf-nvmf-perf / kernel host (fio io_uring), medians of $rounds round(s):" \
 		"lowest IOPS ratio at QD>1 ${min:-(none run)}${min:+x} (goal 1.4x), QD1 average" \
 		"latency ratio:$lat1 (goal 0.85x or less)"
 }
 
-log "nvmet-rdma: $knqn on /dev/ram0, port 4420"
-nvmet_setup "$knqn" /dev/ram0 4420 1
-measure nvmet "$knqn" 4420
-nvmet_teardown "$knqn" 1
+run_nvmet() {
+	log "nvmet-rdma: $knqn on /dev/ram0, port 4420"
+	nvmet_setup "$knqn" /dev/ram0 4420 1
+	measure nvmet "$knqn" 4420
+	nvmet_teardown "$knqn" 1
+}
 
-log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, one shard on CPU 0"
-nvmf_tgt_start "$work/tgt.log" "$tgt" -l "$addr:4421" -s "$wnqn" \
-	-n "1 ram:64M" -A -t 1 --cpus 0 || exit 1
-measure wharf "$wnqn" 4421
-kill -TERM "$tgt_pid"
-wait "$tgt_pid" || true
-tgt_pid=
-grep "stats at exit" "$work/tgt.log" >&2 || true
+run_wharf() {
+	log "wharf-nvmf-tgt: $wnqn on ram:64M, port 4421, one shard on CPU 0"
+	nvmf_tgt_start "$work/tgt.log" "$tgt" -l "$addr:4421" -s "$wnqn" \
+		-n "1 ram:64M" -A -t 1 --cpus 0 || exit 1
+	measure wharf "$wnqn" 4421
+	kill -TERM "$tgt_pid"
+	wait "$tgt_pid" || true
+	tgt_pid=
+	grep "stats at exit" "$work/tgt.log" >&2 || true
+}
+
+for t in $targets; do
+	"run_$t"
+done
