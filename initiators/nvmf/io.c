@@ -152,9 +152,11 @@ static int submit(struct wnh_io *io)
 	return rc;
 }
 
-static int rw(struct wharf_nvmf_host_queue *q, enum wnh_io_op op,
-	      struct wharf_nvmf_host_mem *mem, uint32_t nsid, uint64_t slba,
-	      uint32_t nlb, void *buf, wharf_nvmf_host_cb cb, void *arg)
+/* A command without a range list: Read, Write, Flush, Write Zeroes. */
+static int one(struct wharf_nvmf_host_queue *q, enum wnh_io_op op,
+	       struct wharf_nvmf_host_mem *mem, uint32_t nsid, uint64_t slba,
+	       uint32_t nlb, void *buf, bool deac, wharf_nvmf_host_cb cb,
+	       void *arg)
 {
 	struct wnh_io io = {
 		.q = q,
@@ -163,12 +165,20 @@ static int rw(struct wharf_nvmf_host_queue *q, enum wnh_io_op op,
 		.nsid = nsid,
 		.slba = slba,
 		.nlb = nlb,
+		.deac = deac,
 		.buf = buf,
 		.cb = cb,
 		.arg = arg,
 	};
 
 	return submit(&io);
+}
+
+static int rw(struct wharf_nvmf_host_queue *q, enum wnh_io_op op,
+	      struct wharf_nvmf_host_mem *mem, uint32_t nsid, uint64_t slba,
+	      uint32_t nlb, void *buf, wharf_nvmf_host_cb cb, void *arg)
+{
+	return one(q, op, mem, nsid, slba, nlb, buf, false, cb, arg);
 }
 
 int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
@@ -212,28 +222,15 @@ int wharf_nvmf_host_write_mem(struct wharf_nvmf_host_queue *q,
 int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 			  wharf_nvmf_host_cb cb, void *arg)
 {
-	struct wnh_io io = {
-		.q = q, .op = WNH_IO_FLUSH, .nsid = nsid, .cb = cb, .arg = arg};
-
-	return submit(&io);
+	return one(q, WNH_IO_FLUSH, NULL, nsid, 0, 0, NULL, false, cb, arg);
 }
 
 int wharf_nvmf_host_write_zeroes(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 				 uint64_t slba, uint32_t nlb, bool deallocate,
 				 wharf_nvmf_host_cb cb, void *arg)
 {
-	struct wnh_io io = {
-		.q = q,
-		.op = WNH_IO_WRITE_ZEROES,
-		.nsid = nsid,
-		.slba = slba,
-		.nlb = nlb,
-		.deac = deallocate,
-		.cb = cb,
-		.arg = arg,
-	};
-
-	return submit(&io);
+	return one(q, WNH_IO_WRITE_ZEROES, NULL, nsid, slba, nlb, NULL,
+		   deallocate, cb, arg);
 }
 
 int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,

@@ -203,6 +203,24 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		*err = e;
 		return rc;
 	}
+
+	// Connect() with @queues I/O queues; *@ns: the first namespace.
+	::testing::AssertionResult ConnectNs(unsigned queues,
+					     wharf_nvmf_host **h,
+					     struct wharf_nvmf_host_ns *ns)
+	{
+		std::string err;
+		int rc = Connect(GetParam().sub, queues, &err, h);
+		if (rc)
+			return ::testing::AssertionFailure()
+			       << "connect: " << rc << ": " << err;
+		*ns = {};
+		ns->size = sizeof(*ns);
+		rc = wharf_nvmf_host_ns(*h, 0, ns);
+		if (rc)
+			return ::testing::AssertionFailure() << "ns: " << rc;
+		return ::testing::AssertionSuccess();
+	}
 };
 
 Tgt *NvmfHost::tgt_;
@@ -617,12 +635,9 @@ void OnShard(struct wharf_shard *s, std::function<void()> fn)
 TEST_P(NvmfHost, IoFromAnyThread)
 {
 	wharf_nvmf_host *h = nullptr;
-	std::string err;
+	struct wharf_nvmf_host_ns ns;
 
-	ASSERT_EQ(0, Connect(GetParam().sub, 3, &err, &h)) << err;
-	struct wharf_nvmf_host_ns ns = {};
-	ns.size = sizeof(ns);
-	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	ASSERT_TRUE(ConnectNs(3, &h, &ns));
 	const uint32_t bs = ns.block_size, nlb = 8192 / bs;
 	const unsigned kThreads = 4, kRounds = 6, kBatch = 4;
 	std::atomic<unsigned> bad_data{0}, bad_rc{0}, bad_cb{0}, lost{0};
@@ -744,12 +759,9 @@ TEST_P(NvmfHost, IoFromAnyThread)
 TEST_P(NvmfHost, DisconnectWithOffShardIoInFlight)
 {
 	wharf_nvmf_host *h = nullptr;
-	std::string err;
+	struct wharf_nvmf_host_ns ns;
 
-	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h)) << err;
-	struct wharf_nvmf_host_ns ns = {};
-	ns.size = sizeof(ns);
-	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	ASSERT_TRUE(ConnectNs(2, &h, &ns));
 	const uint32_t nlb = 4096 / ns.block_size;
 	const unsigned kThreads = 3, kPer = 48;
 	std::vector<Cmd> cmds(kThreads * kPer);
@@ -808,12 +820,9 @@ TEST_P(NvmfHost, DisconnectWithOffShardIoInFlight)
 TEST_P(NvmfHost, ZeroCopyReadWrite)
 {
 	wharf_nvmf_host *h = nullptr;
-	std::string err;
+	struct wharf_nvmf_host_ns ns;
 
-	ASSERT_EQ(0, Connect(GetParam().sub, 3, &err, &h)) << err;
-	struct wharf_nvmf_host_ns ns = {};
-	ns.size = sizeof(ns);
-	ASSERT_EQ(0, wharf_nvmf_host_ns(h, 0, &ns));
+	ASSERT_TRUE(ConnectNs(3, &h, &ns));
 	const uint32_t bs = ns.block_size;
 	const size_t kRegion = 1u << 20;
 	uint8_t *region[3] = {};
