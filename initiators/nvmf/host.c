@@ -199,7 +199,8 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	/* I/O calls sent from other threads before disconnect still run
 	 * (and fail: the queues are closed) before the queues are freed. */
 	atomic_store(&h->draining, true);
-	wait_until(h, hops_done, 0);
+	while (wait_until(h, hops_done, wnh_now_ms() + 10))
+		; /* a message may end without a wake-up (io.c hop_put) */
 	if (shutdown) {
 		on_admin(h, wnh_admin_shutdown);
 		wait_until(h, is_shut_down,

@@ -106,14 +106,21 @@ static int issue(const struct wnh_io *io)
 	return wnh_submit(io->q, &c, NH_DIR_NONE, NULL, 0, io->cb, io->arg);
 }
 
-/* A message in flight is done: the last one tells a waiting disconnect. */
+/* A message in flight is done; the decrement is its last touch of @h.
+ * Once disconnect waits (`draining`) it is done under the lock, so that
+ * the waiter cannot free @h between the decrement and the wake-up; a
+ * message that saw `draining` false an instant too early decrements
+ * without waking anyone, which the waiter's periodic check covers. */
 static void hop_put(struct wharf_nvmf_host *h)
 {
-	if (atomic_fetch_sub(&h->hops, 1) == 1 && atomic_load(&h->draining)) {
-		pthread_mutex_lock(&h->lock);
-		pthread_cond_broadcast(&h->cond);
-		pthread_mutex_unlock(&h->lock);
+	if (!atomic_load(&h->draining)) {
+		atomic_fetch_sub(&h->hops, 1);
+		return;
 	}
+	pthread_mutex_lock(&h->lock);
+	if (atomic_fetch_sub(&h->hops, 1) == 1)
+		pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
 }
 
 static void hop_run(struct wharf_shard *shard, void *arg)
