@@ -381,6 +381,7 @@ struct submitter {
 static void *submit_thread(void *arg)
 {
 	struct submitter *t = arg;
+	unsigned idle_rounds = 0;
 	bool all_done;
 
 	for (unsigned i = 0; i < t->n; i++)
@@ -401,7 +402,11 @@ static void *submit_thread(void *arg)
 						  memory_order_acquire))
 				all_done = false;
 		}
-		if (idle && !all_done)
+		/* Spin a little, then sleep: the shards may share its CPU. */
+		idle_rounds = idle ? idle_rounds + 1 : 0;
+		if (idle_rounds > 64)
+			usleep(50);
+		else if (idle)
 			sched_yield();
 	} while (!all_done);
 	return NULL;
