@@ -131,6 +131,12 @@ static bool admin_gone(struct wharf_nvmf_host *h)
 	return h->admin.gone;
 }
 
+/* Every off-shard I/O call has run on its shard (io.c). */
+static bool hops_done(struct wharf_nvmf_host *h)
+{
+	return atomic_load(&h->hops) == 0;
+}
+
 static bool is_shut_down(struct wharf_nvmf_host *h)
 {
 	return h->shut_down;
@@ -190,6 +196,11 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 {
 	on_admin(h, wnh_ctrl_delete);
 	wait_until(h, io_gone, 0);
+	/* I/O calls sent from other threads before disconnect still run
+	 * (and fail: the queues are closed) before the queues are freed. */
+	atomic_store(&h->draining, true);
+	while (wait_until(h, hops_done, wnh_now_ms() + 10))
+		; /* a message may end without a wake-up (io.c hop_put) */
 	if (shutdown) {
 		on_admin(h, wnh_admin_shutdown);
 		wait_until(h, is_shut_down,

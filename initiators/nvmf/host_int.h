@@ -89,6 +89,8 @@ struct wnh_slot {
 	wharf_nvmf_host_cb cb; /* NULL once called */
 	void *arg;
 	void *user_buf; /* FROM_CTRL: copied into at completion */
+	struct wharf_nvmf_host_mem *mem; /* keyed SGL at `data`, no bounce */
+	void *data;
 	uint32_t len;
 	uint8_t *capsule; /* in the registered slab */
 	uint8_t *bounce;
@@ -136,6 +138,7 @@ struct wharf_nvmf_host_queue {
 	uint8_t *slab;
 	size_t slab_len;
 	struct ibv_mr *mr;
+	struct wharf_nvmf_host_mem *mems; /* the caller's registrations */
 	struct wnh_slot *slots;
 	struct wnh_slot *free;
 	uint32_t wr_inflight;
@@ -229,6 +232,23 @@ struct wharf_nvmf_host {
 	unsigned calls_left; /* on_admin() */
 	bool shut_down;	     /* NHS_SHN finished */
 	char err[256];
+
+	/* Off-shard I/O calls in flight to the owner shards (io.c);
+	 * disconnect sets `draining` and waits for 0. */
+	atomic_uint hops;
+	atomic_bool draining;
+};
+
+/* A caller's registration (mem.c): valid on one I/O queue.  `mr` is on
+ * the PD of the queue's connection, or NULL (registered again at the
+ * next use: the queue reconnected, maybe on another device); owner
+ * shard only, as the `next` link of q->mems. */
+struct wharf_nvmf_host_mem {
+	struct wharf_nvmf_host_queue *q;
+	uint8_t *addr;
+	size_t len;
+	struct ibv_mr *mr;
+	struct wharf_nvmf_host_mem *next;
 };
 
 /* host.c */
@@ -247,6 +267,11 @@ int wnh_queue_start(struct wharf_nvmf_host_queue *q);
 int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
 	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
 	       void *arg);
+/* wnh_submit() with @mem (or NULL): data moves by a keyed SGL straight
+ * at @buf in @mem, except a write that fits the capsule (copied). */
+int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
+		   enum wnh_dir dir, struct wharf_nvmf_host_mem *mem, void *buf,
+		   uint32_t len, wharf_nvmf_host_cb cb, void *arg);
 void wnh_queue_fail(struct wharf_nvmf_host_queue *q, int err);
 void wnh_queue_free(struct wharf_nvmf_host_queue *q);
 /* Messages to a queue's owner shard (arg: the queue). */
@@ -255,6 +280,15 @@ void wnh_q_reset(struct wharf_shard *shard, void *arg);	    /* close, hold */
 void wnh_q_kill(struct wharf_shard *shard, void *arg);	    /* -ENODEV */
 void wnh_q_fast_fail(struct wharf_shard *shard, void *arg); /* -ENOLINK */
 void wnh_q_close(struct wharf_shard *shard, void *arg);	    /* disconnect */
+
+/* mem.c (owner shard, q->conn set): @m's rkey on the connection's PD,
+ * registering it (again) when needed; 0 or -errno. */
+int wnh_mem_key(struct wharf_nvmf_host_queue *q, struct wharf_nvmf_host_mem *m,
+		uint32_t *rkey);
+/* Owner shard, the queue gone: every registration's MR deregistered. */
+void wnh_mem_drop(struct wharf_nvmf_host_queue *q);
+/* Application thread, the queue freed: the registrations left freed. */
+void wnh_mem_free_all(struct wharf_nvmf_host_queue *q);
 
 /* bringup.c (admin shard) */
 void wnh_admin_connected(struct wharf_nvmf_host *h);

@@ -21,17 +21,26 @@
  * active namespace list and of each namespace; then every I/O queue's
  * connection and Connect.  Keep-alive runs every KATO/2 from then on.
  *
- * I/O.  wharf_nvmf_host_read(), _write(), _flush(), _write_zeroes() and
- * _dsm_deallocate() run on the I/O
- * queue's owner shard (wharf_nvmf_host_queue_shard(); from another thread,
- * send the call there with wharf_shard_send()) and complete through a
- * callback on that shard.  Data moves through bounce buffers the library
- * registered for every command slot: writes of at most the target's
- * in-capsule size (IOCCSZ) go in the command capsule, other writes and
- * every read by keyed SGL (the target RDMA READs or WRITEs the slot's
- * buffer); the write's bytes are copied at submission, a read's at
- * completion.  A transfer is at most max_io_size bytes, which the
- * library clamps to the controller's MDTS.
+ * I/O.  wharf_nvmf_host_read(), _write(), _flush(), _write_zeroes(),
+ * _dsm_deallocate(), _read_mem() and _write_mem() may be called from any
+ * thread and complete through a callback on the I/O queue's owner shard
+ * (wharf_nvmf_host_queue_shard()).  On the owner shard the command goes
+ * to the queue at once.  From any other thread the call checks its
+ * arguments, then hands the command to the owner shard in one message;
+ * whatever fails there (a full queue, a controller DEAD or
+ * disconnecting, the post) reaches the callback, once, on the owner
+ * shard.  Data moves through bounce buffers the library registered for
+ * every command slot: writes of at most the target's in-capsule size
+ * (IOCCSZ) go in the command capsule, other writes and every read by
+ * keyed SGL (the target RDMA READs or WRITEs the slot's buffer); the
+ * write's bytes are copied when the command enters the queue (during an
+ * owner-shard call; on the owner shard later for a call from another
+ * thread), a read's at completion.  Memory the caller registered with
+ * wharf_nvmf_host_mem_reg() skips the bounce buffers (_read_mem(),
+ * _write_mem()): the keyed SGL points at the caller's buffer, no copy
+ * (a write that fits the capsule is still copied into it).  A transfer
+ * is at most max_io_size bytes, which the library clamps to the
+ * controller's MDTS.
  *
  * Errors and recovery.  A command that outlives its timeout, a response
  * capsule shorter than 16 bytes or naming a command id that is not
@@ -225,7 +234,10 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
  *
  * Stops the keep-alive and any reconnecting; completes every outstanding
  * or held command with -ECONNABORTED (on its owner shard); disconnects
- * the I/O queues; asks
+ * the I/O queues; waits until every I/O call made from another thread
+ * has reached its shard (one still in flight then completes with
+ * -ENOTCONN); frees the registrations left (wharf_nvmf_host_mem_reg());
+ * asks
  * the controller (when LIVE) for a normal shutdown (CC.SHN, then
  * CSTS.SHST, bounded by the admin timeout); disconnects the admin queue; waits until every
  * work request has completed; frees everything.  Callbacks of the
@@ -351,8 +363,11 @@ wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q);
  * the last loss (-ETIMEDOUT when the command outlived its timeout,
  * -ECONNRESET, -EPROTO ...) when it had been sent 6 times and the queue
  * was lost every time.  A command outstanding at a loss (its timeout is
- * one) is otherwise held and sent again, not failed.  Runs on the queue's
- * owner shard, never inside a submission call.  It may submit again.
+ * one) is otherwise held and sent again, not failed.  For a call made off
+ * the owner shard, also the error the call would have returned on the
+ * owner shard (-EAGAIN, -ENODEV, -ENOLINK, -ENOTCONN, -errno of the post
+ * or of registering the caller's memory).  Runs on the queue's owner
+ * shard, never inside a submission call.  It may submit again.
  */
 typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
 
@@ -372,12 +387,18 @@ typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
  * outstanding) and sent once the queue is connected again.
  *
  * Return: 0 (@cb runs exactly once, later); -EINVAL for NULL arguments,
- * @nlb 0, an unknown @nsid or a transfer above max_io_size; -EAGAIN when
- * queue_size commands are outstanding or held; -ENODEV when the
- * controller is DEAD; -ENOLINK after fast_io_fail_tmo_ms until the queue
- * is connected again; -ENOTCONN when disconnecting; -EPERM when not
- * called on the owner shard; -errno of the post.
- * Context: @q's owner shard (a shard callback or a message); non-blocking.
+ * @nlb 0, an unknown @nsid or a transfer above max_io_size.  On the owner
+ * shard also: -EAGAIN when queue_size commands are outstanding or held;
+ * -ENODEV when the controller is DEAD; -ENOLINK after fast_io_fail_tmo_ms
+ * until the queue is connected again; -ENOTCONN when disconnecting;
+ * -errno of the post.  From another thread those reach @cb instead, and
+ * the call returns -EAGAIN when the owner shard's message queue is full
+ * (nothing sent: retry later), -ENOMEM, -ESHUTDOWN once the context is
+ * being destroyed.
+ * Context: any thread; non-blocking (from another thread than the owner
+ * shard: one message to it, no lock).  Not after
+ * wharf_nvmf_host_disconnect() was called: every call that returned 0
+ * before it still completes once.  No RCU rule.
  */
 int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 			 uint64_t slba, uint32_t nlb, void *buf,
@@ -390,7 +411,11 @@ int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
  * @nsid: an active namespace ID.
  * @slba: first logical block.
  * @nlb: number of blocks (>= 1); nlb * block size at most max_io_size.
- * @buf: the data, copied during the call (reusable at once).
+ * @buf: the data.  On the owner shard it is copied during the call
+ * (reusable at once); from another thread it is copied on the owner
+ * shard, so it must stay valid and unchanged until @cb runs (as a read's
+ * buffer; copying it at the call would cost every caller a copy of its
+ * own).
  * @cb: completion callback (required), with @arg.
  * @arg: its argument.
  *
@@ -398,7 +423,7 @@ int wharf_nvmf_host_read(struct wharf_nvmf_host_queue *q, uint32_t nsid,
  * keyed SGL the controller reads.
  *
  * Return: as wharf_nvmf_host_read().
- * Context: @q's owner shard; non-blocking.
+ * Context: as wharf_nvmf_host_read().
  */
 int wharf_nvmf_host_write(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 			  uint64_t slba, uint32_t nlb, const void *buf,
@@ -411,7 +436,7 @@ int wharf_nvmf_host_write(struct wharf_nvmf_host_queue *q, uint32_t nsid,
  * @cb: completion callback (required), with @arg.
  * @arg: its argument.
  * Return: as wharf_nvmf_host_read().
- * Context: @q's owner shard; non-blocking.
+ * Context: as wharf_nvmf_host_read().
  */
 int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 			  wharf_nvmf_host_cb cb, void *arg);
@@ -437,9 +462,9 @@ int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
  * Return: 0 (@cb runs exactly once, later); -EOPNOTSUPP when Identify
  * Controller ONCS lacks Write Zeroes; -EINVAL for NULL arguments, @nlb 0
  * or above WHARF_NVMF_HOST_WZ_MAX_BLOCKS, an unknown @nsid or a range
- * past the end of the namespace; -EAGAIN, -ENOTCONN, -EPERM and -errno
- * of the post as wharf_nvmf_host_read().
- * Context: @q's owner shard; non-blocking.
+ * past the end of the namespace; the others (on the owner shard, or
+ * through @cb from another thread) as wharf_nvmf_host_read().
+ * Context: as wharf_nvmf_host_read().
  */
 int wharf_nvmf_host_write_zeroes(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 				 uint64_t slba, uint32_t nlb, bool deallocate,
@@ -473,15 +498,108 @@ struct wharf_nvmf_host_range {
  * Controller ONCS lacks Dataset Management; -EINVAL for NULL arguments,
  * @nr 0 or above WHARF_NVMF_HOST_DSM_MAX_RANGES, a range of 0 blocks or
  * past the end of the namespace, an unknown @nsid, or a range list
- * larger than max_io_size; -EAGAIN, -ENOTCONN, -EPERM and -errno of the
- * post as wharf_nvmf_host_read().
- * Context: @q's owner shard; non-blocking.
+ * larger than max_io_size; the others (on the owner shard, or through
+ * @cb from another thread) as wharf_nvmf_host_read().
+ * Context: as wharf_nvmf_host_read().
  */
 int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
 				   uint32_t nsid,
 				   const struct wharf_nvmf_host_range *ranges,
 				   unsigned nr, wharf_nvmf_host_cb cb,
 				   void *arg);
+
+/** Memory the caller registered for one I/O queue (opaque). */
+struct wharf_nvmf_host_mem;
+
+/**
+ * wharf_nvmf_host_mem_reg - register @len bytes at @addr for commands on
+ * @q that move data straight between the controller and that memory
+ * (wharf_nvmf_host_read_mem(), _write_mem()), without bounce buffers.
+ * @q: an I/O queue; the registration is valid on this queue only.
+ * @addr: the memory, owned by the caller; it must stay allocated until
+ * the registration is deregistered (or, when left registered, until
+ * wharf_nvmf_host_disconnect() returned).
+ * @len: bytes (>= 1).
+ * @out: receives the registration, owned by the caller
+ * (wharf_nvmf_host_mem_dereg(); disconnect frees those left).
+ *
+ * The memory is registered (local write, remote read and write) on the
+ * protection domain of @q's connection, now when @q is connected, else
+ * at its first use; after a reconnect (which may land on another device)
+ * it is registered again at its next use.  The controller gets its rkey
+ * in keyed SGLs that never ask for invalidation, as for the bounce
+ * buffers.
+ *
+ * Return: 0; -EINVAL for NULL arguments or @len 0; -ENOTCONN when
+ * disconnecting; -EDEADLK when called from a shard thread other than
+ * @q's owner; -ENOMEM; -errno of ibv_reg_mr() (e.g. -EFAULT for memory
+ * that cannot be pinned); -ESHUTDOWN once the context is being destroyed.
+ * Context: @q's owner shard, or an application thread (it waits for the
+ * owner shard); blocks in verbs calls.  Not after
+ * wharf_nvmf_host_disconnect() was called.  No RCU rule.
+ */
+int wharf_nvmf_host_mem_reg(struct wharf_nvmf_host_queue *q, void *addr,
+			    size_t len, struct wharf_nvmf_host_mem **out);
+
+/**
+ * wharf_nvmf_host_mem_dereg - deregister and free @mem.
+ * @mem: a registration, or NULL (nothing is done).  No command using it
+ * may be outstanding (every callback has run).
+ * Return: 0; -EDEADLK when called from a shard thread other than the
+ * queue's owner (nothing is done); -errno of ibv_dereg_mr() (nothing is
+ * done: @mem stays valid); -ESHUTDOWN once the context is being destroyed.
+ * Context: as wharf_nvmf_host_mem_reg(); before
+ * wharf_nvmf_host_disconnect().  No RCU rule.
+ */
+int wharf_nvmf_host_mem_dereg(struct wharf_nvmf_host_mem *mem);
+
+/**
+ * wharf_nvmf_host_read_mem - wharf_nvmf_host_read() into the caller's
+ * registered memory: the controller RDMA WRITEs straight into @buf.
+ * @q: an I/O queue.
+ * @mem: a registration of @q (wharf_nvmf_host_mem_reg()).
+ * @nsid: an active namespace ID.
+ * @slba: first logical block.
+ * @nlb: number of blocks (>= 1); nlb * block size at most max_io_size.
+ * @buf: receives the data; the nlb * block size bytes must lie inside
+ * @mem.  Must stay valid until @cb runs; its contents are undefined
+ * until then (also when the command fails: a controller lost or
+ * disconnected may have written part of it).
+ * @cb: completion callback (required), with @arg.
+ * @arg: its argument.
+ *
+ * Return: as wharf_nvmf_host_read(); also -EINVAL for a NULL @mem, a
+ * registration of another queue, or @buf not inside @mem; -errno of
+ * registering @mem again after a reconnect (on the owner shard, or
+ * through @cb).
+ * Context: as wharf_nvmf_host_read().
+ */
+int wharf_nvmf_host_read_mem(struct wharf_nvmf_host_queue *q,
+			     struct wharf_nvmf_host_mem *mem, uint32_t nsid,
+			     uint64_t slba, uint32_t nlb, void *buf,
+			     wharf_nvmf_host_cb cb, void *arg);
+
+/**
+ * wharf_nvmf_host_write_mem - wharf_nvmf_host_write() from the caller's
+ * registered memory: the controller RDMA READs @buf; a write of at most
+ * in_capsule_size bytes is copied into the command capsule instead.
+ * @q: an I/O queue.
+ * @mem: a registration of @q (wharf_nvmf_host_mem_reg()).
+ * @nsid: an active namespace ID.
+ * @slba: first logical block.
+ * @nlb: number of blocks (>= 1); nlb * block size at most max_io_size.
+ * @buf: the data; the nlb * block size bytes must lie inside @mem.  Must
+ * stay valid and unchanged until @cb runs (from any thread).
+ * @cb: completion callback (required), with @arg.
+ * @arg: its argument.
+ *
+ * Return: as wharf_nvmf_host_read_mem().
+ * Context: as wharf_nvmf_host_read().
+ */
+int wharf_nvmf_host_write_mem(struct wharf_nvmf_host_queue *q,
+			      struct wharf_nvmf_host_mem *mem, uint32_t nsid,
+			      uint64_t slba, uint32_t nlb, const void *buf,
+			      wharf_nvmf_host_cb cb, void *arg);
 
 /** Counters of one queue (owner-written, read anywhere). */
 struct wharf_nvmf_host_queue_stats {

@@ -41,6 +41,8 @@ struct perf_args {
 	uint32_t ctrl_loss_tmo_ms;   /* with has_ctrl_loss_tmo */
 	bool has_ctrl_loss_tmo;
 	bool verify;
+	bool zero_copy;	    /* each queue's buffers registered once */
+	bool submit_thread; /* submit from an application thread */
 	bool discover; /* print the discovery log instead */
 	bool json;
 	bool quiet; /* no progress */

@@ -48,6 +48,13 @@ const char perf_usage[] =
 	"                     too); only acknowledged data is compared,\n"
 	"                     and each slot's last one is read once more\n"
 	"                     at the end\n"
+	"  --zero-copy        each queue's buffers registered once\n"
+	"                     (wharf_nvmf_host_mem_reg()) and used in\n"
+	"                     place: no bounce-buffer copy\n"
+	"  --submit-thread    submit every command from one application\n"
+	"                     thread (each call handed to the queue's\n"
+	"                     shard), not from the completion callbacks\n"
+	"                     on the shards\n"
 	"  --discover         read the discovery controller's log (the\n"
 	"                     well-known NQN unless --subnqn names one),\n"
 	"                     print one line per entry and exit\n"
@@ -167,6 +174,12 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 			takes = 0;
 		} else if (!strcmp(o, "--verify")) {
 			a->verify = true;
+			takes = 0;
+		} else if (!strcmp(o, "--zero-copy")) {
+			a->zero_copy = true;
+			takes = 0;
+		} else if (!strcmp(o, "--submit-thread")) {
+			a->submit_thread = true;
 			takes = 0;
 		} else if (!strcmp(o, "--discover")) {
 			a->discover = true;

@@ -4,9 +4,15 @@
  * queue for the given time, report IOPS, MiB/s and latency (perf.h has
  * the options, `--help` the text).
  *
- * One job per I/O queue, run entirely on the queue's owner shard: it is
- * started by a message, resubmits from its completion callbacks and
- * counts with single-writer atomics the main thread reads for progress.
+ * One job per I/O queue, run on the queue's owner shard: it is started
+ * by a message, resubmits from its completion callbacks and counts with
+ * single-writer atomics the main thread reads for progress.  With
+ * --submit-thread the callbacks (still on the shard) only hand each slot
+ * to one application thread through a single-producer single-consumer
+ * ring per job, and that thread makes every submission call (which the
+ * library hands to the queue's shard).  With --zero-copy each job's
+ * buffers are one region registered once on its queue
+ * (wharf_nvmf_host_mem_reg()) and the commands use it in place.
  * The main thread raises `stop`; each job lets its commands drain and
  * says `done`.  The namespace is split evenly between the jobs, and in
  * --verify mode each command slot of a job owns its own blocks, so no two
@@ -18,6 +24,8 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +43,12 @@
 
 struct job;
 
+/* What the submitting side does with a slot after its completion. */
+enum act {
+	ACT_NEXT = 0, /* the slot's next command, or its end */
+	ACT_READBACK, /* verify: read back what it wrote */
+};
+
 struct slot {
 	struct job *j;
 	uint8_t *buf;
@@ -45,6 +59,7 @@ struct slot {
 	bool reading;  /* verify: the read-back is in flight */
 	bool acked;    /* verify: a write of this slot completed with success */
 	uint64_t acked_lba, acked_seq;
+	enum act act; /* --submit-thread: what the thread does next */
 };
 
 struct job {
@@ -55,7 +70,11 @@ struct job {
 	uint64_t slot_span;	 /* verify: blocks per slot */
 	uint64_t cursor, rng;
 	struct slot *slots;
-	unsigned inflight;
+	uint8_t *region;		 /* the slots' buffers */
+	struct wharf_nvmf_host_mem *mem; /* --zero-copy: region registered */
+	struct slot **ring;		 /* --submit-thread: shard -> thread */
+	atomic_uint ring_head, ring_tail;
+	atomic_uint inflight;
 	struct perf_hist hist;
 	atomic_uint_fast64_t ios, errors, verify_errors, rechecked;
 	atomic_int first_error;
@@ -133,16 +152,29 @@ static uint64_t pick(struct job *j, uint64_t base, uint64_t span,
 
 static void on_done(int status, uint16_t nvme_status, void *arg);
 
-static int submit(struct slot *s, bool write)
+/* The slot's command, from its buffer in place (--zero-copy) or through
+ * the library's bounce buffers. */
+static int io(struct slot *s, bool write, wharf_nvmf_host_cb cb)
 {
 	struct job *j = s->j;
 
-	s->t0 = now_ns();
+	if (j->mem && write)
+		return wharf_nvmf_host_write_mem(j->q, j->mem, j->nsid, s->lba,
+						 j->nblk, s->buf, cb, s);
+	if (j->mem)
+		return wharf_nvmf_host_read_mem(j->q, j->mem, j->nsid, s->lba,
+						j->nblk, s->buf, cb, s);
 	if (write)
 		return wharf_nvmf_host_write(j->q, j->nsid, s->lba, j->nblk,
-					     s->buf, on_done, s);
-	return wharf_nvmf_host_read(j->q, j->nsid, s->lba, j->nblk, s->buf,
-				    on_done, s);
+					     s->buf, cb, s);
+	return wharf_nvmf_host_read(j->q, j->nsid, s->lba, j->nblk, s->buf, cb,
+				    s);
+}
+
+static int submit(struct slot *s, bool write)
+{
+	s->t0 = now_ns();
+	return io(s, write, on_done);
 }
 
 /* Starts the slot's next command; false when it stops. */
@@ -175,8 +207,56 @@ static bool next(struct slot *s)
 
 static void slot_end(struct job *j)
 {
-	if (--j->inflight == 0)
+	if (atomic_fetch_sub(&j->inflight, 1) == 1)
 		atomic_store_explicit(&j->done, true, memory_order_release);
+}
+
+/* --submit-thread: the job's shard hands @s to the thread (at most qd
+ * slots are ever in the ring). */
+static void ring_push(struct job *j, struct slot *s)
+{
+	unsigned t = atomic_load_explicit(&j->ring_tail, memory_order_relaxed);
+
+	j->ring[t % j->a->qd] = s;
+	atomic_store_explicit(&j->ring_tail, t + 1, memory_order_release);
+}
+
+static struct slot *ring_pop(struct job *j)
+{
+	unsigned h = atomic_load_explicit(&j->ring_head, memory_order_relaxed);
+	struct slot *s;
+
+	if (h == atomic_load_explicit(&j->ring_tail, memory_order_acquire))
+		return NULL;
+	s = j->ring[h % j->a->qd];
+	atomic_store_explicit(&j->ring_head, h + 1, memory_order_release);
+	return s;
+}
+
+static void act(struct slot *s, enum act a)
+{
+	struct job *j = s->j;
+
+	if (a == ACT_READBACK) {
+		if (submit(s, false)) {
+			inc(&j->errors);
+			slot_end(j);
+		}
+		return;
+	}
+	if (!next(s))
+		slot_end(j);
+}
+
+/* After a completion: at once on the shard, or by the submit thread. */
+static void later(struct slot *s, enum act a)
+{
+	if (s->j->a->submit_thread) {
+		s->act = a;
+		ring_push(s->j, s);
+		return;
+	}
+	act(s, a);
 }
 
 static void check(struct slot *s)
@@ -224,16 +304,12 @@ static void on_done(int status, uint16_t nvme_status, void *arg)
 		s->acked_seq = s->seq;
 		s->reading = true;
 		memset(s->buf, 0xEE, (size_t)j->nblk * j->bs);
-		if (submit(s, false)) {
-			inc(&j->errors);
-			slot_end(j);
-		}
+		later(s, ACT_READBACK);
 		return;
 	}
 	if (j->a->verify)
 		check(s);
-	if (!next(s))
-		slot_end(j);
+	later(s, ACT_NEXT);
 }
 
 /* The final pass of --verify: each slot's last acknowledged write. */
@@ -265,7 +341,7 @@ static void recheck_start(struct wharf_shard *shard, void *arg)
 	(void)shard;
 	for (unsigned i = 0; i < j->a->qd; i++)
 		n += j->slots[i].acked;
-	j->inflight = n;
+	atomic_store(&j->inflight, n);
 	if (!n)
 		atomic_store_explicit(&j->done, true, memory_order_release);
 	for (unsigned i = 0; i < j->a->qd; i++) {
@@ -277,8 +353,7 @@ static void recheck_start(struct wharf_shard *shard, void *arg)
 		s->lba = s->acked_lba;
 		s->seq = s->acked_seq;
 		memset(s->buf, 0xEE, (size_t)j->nblk * j->bs);
-		rc = wharf_nvmf_host_read(j->q, j->nsid, s->lba, j->nblk,
-					  s->buf, recheck_done, s);
+		rc = io(s, false, recheck_done);
 		if (rc) {
 			inc(&j->errors);
 			atomic_store(&j->first_error, rc);
@@ -292,10 +367,49 @@ static void job_start(struct wharf_shard *shard, void *arg)
 	struct job *j = arg;
 
 	(void)shard;
-	j->inflight = j->a->qd;
 	for (unsigned i = 0; i < j->a->qd; i++)
-		if (!next(&j->slots[i]))
-			slot_end(j);
+		act(&j->slots[i], ACT_NEXT);
+}
+
+/* --submit-thread: start every slot, then make the calls the shards hand
+ * over, until every job is done. */
+struct submitter {
+	struct job *jobs;
+	unsigned n;
+};
+
+static void *submit_thread(void *arg)
+{
+	struct submitter *t = arg;
+	unsigned idle_rounds = 0;
+	bool all_done;
+
+	for (unsigned i = 0; i < t->n; i++)
+		job_start(NULL, &t->jobs[i]);
+	do {
+		bool idle = true;
+
+		all_done = true;
+		for (unsigned i = 0; i < t->n; i++) {
+			struct job *j = &t->jobs[i];
+			struct slot *s;
+
+			while ((s = ring_pop(j))) {
+				act(s, s->act);
+				idle = false;
+			}
+			if (!atomic_load_explicit(&j->done,
+						  memory_order_acquire))
+				all_done = false;
+		}
+		/* Spin a little, then sleep: the shards may share its CPU. */
+		idle_rounds = idle ? idle_rounds + 1 : 0;
+		if (idle_rounds > 64)
+			usleep(50);
+		else if (idle)
+			sched_yield();
+	} while (!all_done);
+	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,24 +436,31 @@ static int job_init(struct job *j, const struct perf_args *a,
 	if (j->span < j->nblk || (a->verify && j->slot_span < j->nblk))
 		return -ENOSPC;
 	j->slots = calloc(a->qd, sizeof(*j->slots));
-	if (!j->slots)
+	j->ring = calloc(a->qd, sizeof(*j->ring));
+	if (!j->slots || !j->ring ||
+	    posix_memalign((void **)&j->region, 4096,
+			   (size_t)a->qd * a->io_size))
 		return -ENOMEM;
+	memset(j->region, 0xA5, (size_t)a->qd * a->io_size);
 	for (unsigned i = 0; i < a->qd; i++) {
 		struct slot *s = &j->slots[i];
 
 		s->j = j;
 		s->base = j->base + (uint64_t)i * j->slot_span;
-		if (posix_memalign((void **)&s->buf, 4096, a->io_size))
-			return -ENOMEM;
-		memset(s->buf, 0xA5, a->io_size);
+		s->buf = j->region + (size_t)i * a->io_size;
 	}
+	if (a->zero_copy)
+		return wharf_nvmf_host_mem_reg(
+			q, j->region, (size_t)a->qd * a->io_size, &j->mem);
 	return 0;
 }
 
 static void job_free(struct job *j)
 {
-	for (unsigned i = 0; j->slots && i < j->a->qd; i++)
-		free(j->slots[i].buf);
+	if (j->mem)
+		wharf_nvmf_host_mem_dereg(j->mem);
+	free(j->region);
+	free(j->ring);
 	free(j->slots);
 }
 
@@ -367,7 +488,8 @@ static void report(const struct perf_args *a,
 		printf("{\"tool\":\"wharf-nvmf-perf\",\"traddr\":\"%s\","
 		       "\"trsvcid\":\"%s\",\"subnqn\":\"%s\",\"nsid\":%u,"
 		       "\"pattern\":\"%s\",\"io_size\":%u,\"qd\":%u,"
-		       "\"queues\":%u,\"verify\":%s,\"time_s\":%.3f,"
+		       "\"queues\":%u,\"verify\":%s,\"zero_copy\":%s,"
+		       "\"submit_thread\":%s,\"time_s\":%.3f,"
 		       "\"ios\":%llu,\"iops\":%.0f,\"mib_s\":%.2f,"
 		       "\"lat_us\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,"
 		       "\"p99_9\":%.2f,\"max\":%.2f},\"cpu_us_per_io\":%.2f,"
@@ -377,7 +499,9 @@ static void report(const struct perf_args *a,
 		       "\"in_capsule_size\":%u,\"max_io_size\":%u}\n",
 		       a->traddr, a->trsvcid, a->subnqn, a->nsid,
 		       perf_pattern_name(a->pattern), a->io_size, a->qd,
-		       in->nr_io_queues, a->verify ? "true" : "false", r->secs,
+		       in->nr_io_queues, a->verify ? "true" : "false",
+		       a->zero_copy ? "true" : "false",
+		       a->submit_thread ? "true" : "false", r->secs,
 		       (unsigned long long)r->ios, r->iops, r->mib_s, r->avg_us,
 		       r->p50_us, r->p99_us, r->p999_us, r->max_us,
 		       r->cpu_us_per_io, (unsigned long long)r->errors,
@@ -417,6 +541,8 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 	struct perf_hist all;
 	struct result r = {0};
 	struct job *jobs;
+	struct submitter sub;
+	pthread_t thread = 0;
 	uint64_t t0, tend, last = 0, lastn = 0;
 	double c0, c1;
 	unsigned n, i;
@@ -448,6 +574,8 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 	jobs = calloc(n, sizeof(*jobs));
 	if (!jobs)
 		return 2;
+	sub.jobs = jobs;
+	sub.n = n;
 	for (i = 0; i < n && !rc; i++)
 		rc = job_init(&jobs[i], a, wharf_nvmf_host_queue(host, i), i, n,
 			      &ns);
@@ -466,6 +594,17 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 	c0 = cpu_s();
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
+		atomic_store(&jobs[i].inflight, a->qd);
+	if (a->submit_thread) {
+		rc = pthread_create(&thread, NULL, submit_thread, &sub);
+		if (rc) {
+			fprintf(stderr, "wharf-nvmf-perf: submit thread: %s\n",
+				strerror(rc));
+			rc = 2;
+			goto out;
+		}
+	}
+	for (i = 0; i < n && !a->submit_thread; i++)
 		while (wharf_shard_send(wharf_nvmf_host_queue_shard(jobs[i].q),
 					job_start, &jobs[i]) == -EAGAIN)
 			usleep(1000);
@@ -494,6 +633,8 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 		while (!atomic_load_explicit(&jobs[i].done,
 					     memory_order_acquire))
 			usleep(1000);
+	if (a->submit_thread)
+		pthread_join(thread, NULL);
 	r.secs = (double)(now_ns() - t0) / 1e9;
 	c1 = cpu_s();
 	if (a->verify) {

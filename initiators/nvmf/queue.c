@@ -117,6 +117,7 @@ static int slot_post(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 		.length = NVMF_SQE_SIZE,
 		.lkey = q->mr->lkey,
 	};
+	uint32_t key;
 	int rc;
 
 	if (s->in_cap) {
@@ -124,6 +125,11 @@ static int slot_post(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 		sge.length += s->len;
 	} else if (s->dir == NH_DIR_NONE) {
 		wnh_sgl_keyed(&c->common.sgl, 0, 0, 0);
+	} else if (s->mem) {
+		rc = wnh_mem_key(q, s->mem, &key);
+		if (rc)
+			return rc;
+		wnh_sgl_keyed(&c->common.sgl, (uintptr_t)s->data, s->len, key);
 	} else {
 		wnh_sgl_keyed(&c->common.sgl, (uintptr_t)s->bounce, s->len,
 			      q->mr->rkey);
@@ -148,6 +154,7 @@ static void resubmit(struct wharf_nvmf_host_queue *q)
 {
 	for (uint32_t i = 0; q->state == NHQ_LIVE && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
+		uint32_t key;
 		int rc, err;
 
 		if (!s->busy || !s->cb || s->posted)
@@ -156,6 +163,13 @@ static void resubmit(struct wharf_nvmf_host_queue *q)
 			err = atomic_load(&q->n.error);
 			cnt_inc(&q->n.failed_held);
 			slot_fail(q, s, err ? err : -EIO);
+			continue;
+		}
+		/* The caller's memory on the new PD: its failure is the
+		 * command's, not the queue's. */
+		if (s->mem && (rc = wnh_mem_key(q, s->mem, &key))) {
+			cnt_inc(&q->n.failed_held);
+			slot_fail(q, s, rc);
 			continue;
 		}
 		rc = slot_post(q, s);
@@ -167,6 +181,13 @@ static void resubmit(struct wharf_nvmf_host_queue *q)
 int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
 	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
 	       void *arg)
+{
+	return wnh_submit_mem(q, cmd, dir, NULL, buf, len, cb, arg);
+}
+
+int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
+		   enum wnh_dir dir, struct wharf_nvmf_host_mem *mem, void *buf,
+		   uint32_t len, wharf_nvmf_host_cb cb, void *arg)
 {
 	struct wnh_slot *s = q->free;
 	bool user = q->qid && cmd->common.opc != NVMF_OPC_FABRICS;
@@ -188,16 +209,18 @@ int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
 	c = (union nvmf_cmd *)s->capsule;
 	memcpy(c, cmd, sizeof(*c));
 	c->common.cid = (uint16_t)(s - q->slots);
-	s->user_buf = dir == NH_DIR_FROM_CTRL ? buf : NULL;
 	s->len = len;
 	s->dir = dir;
 	s->user = user;
 	s->tries = 0;
 	s->in_cap = dir == NH_DIR_TO_CTRL &&
 		    cmd->common.opc != NVMF_OPC_FABRICS && len <= q->in_capsule;
+	s->mem = s->in_cap || dir == NH_DIR_NONE ? NULL : mem;
+	s->data = buf;
+	s->user_buf = dir == NH_DIR_FROM_CTRL && !s->mem ? buf : NULL;
 	if (s->in_cap)
 		memcpy(s->capsule + NVMF_SQE_SIZE, buf, len);
-	else if (dir == NH_DIR_TO_CTRL)
+	else if (dir == NH_DIR_TO_CTRL && !s->mem)
 		memcpy(s->bounce, buf, len);
 	s->posted = false;
 	if (q->state == NHQ_LIVE || !user) {
@@ -227,6 +250,7 @@ static void reset_done(struct wharf_nvmf_host_queue *q)
 	if (q->mr)
 		ibv_dereg_mr(q->mr);
 	q->mr = NULL;
+	wnh_mem_drop(q);
 	q->state = NHQ_DOWN;
 	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
@@ -395,6 +419,7 @@ void wnh_q_start(struct wharf_shard *shard, void *arg)
 
 void wnh_queue_free(struct wharf_nvmf_host_queue *q)
 {
+	wnh_mem_free_all(q);
 	if (q->mr)
 		ibv_dereg_mr(q->mr);
 	q->mr = NULL;

@@ -10,7 +10,12 @@
 // on, a clean disconnect; an unknown subsystem NQN and a host the
 // subsystem does not allow refused with a clear error; wharf-nvmf-perf
 // --verify (write, read back, compare) on two queues, in-capsule and
-// keyed sizes.  Then, against wharf-nvmf-tgt stopped with SIGSTOP, a
+// keyed sizes, also with --zero-copy and --submit-thread.  I/O called
+// from application threads and from a shard that does not own the queue
+// (data verified, each callback once, on the owner shard), disconnect
+// with such calls in flight; reads and writes from memory the test
+// registered (data verified, a buffer outside the registration refused).
+// Then, against wharf-nvmf-tgt stopped with SIGSTOP, a
 // command past its timeout losing the controller (ctrl_loss_tmo 0).
 #include <errno.h>
 #include <netinet/in.h>
@@ -21,6 +26,7 @@
 #include <atomic>
 #include <iostream>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -196,6 +202,24 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
 		*err = e;
 		return rc;
+	}
+
+	// Connect() with @queues I/O queues; *@ns: the first namespace.
+	::testing::AssertionResult ConnectNs(unsigned queues,
+					     wharf_nvmf_host **h,
+					     struct wharf_nvmf_host_ns *ns)
+	{
+		std::string err;
+		int rc = Connect(GetParam().sub, queues, &err, h);
+		if (rc)
+			return ::testing::AssertionFailure()
+			       << "connect: " << rc << ": " << err;
+		*ns = {};
+		ns->size = sizeof(*ns);
+		rc = wharf_nvmf_host_ns(*h, 0, ns);
+		if (rc)
+			return ::testing::AssertionFailure() << "ns: " << rc;
+		return ::testing::AssertionSuccess();
 	}
 };
 
@@ -549,6 +573,386 @@ TEST_P(NvmfHost, PerfVerifyInCapsuleAndKeyed)
 			<< out;
 		std::cout << GetParam().name << " " << size << ":\n" << out;
 	}
+}
+
+// --- I/O from any thread, and from the caller's registered memory -------
+
+// One command submitted off its queue's shard: how often and where its
+// callback ran.
+struct Cmd {
+	struct wharf_shard *owner = nullptr;
+	std::atomic<int> calls{0};
+	std::atomic<bool> off_owner{false};
+	int status = 0;
+};
+
+void CmdDone(int status, uint16_t, void *arg)
+{
+	Cmd *c = static_cast<Cmd *>(arg);
+	if (wharf_shard_current() != c->owner)
+		c->off_owner = true;
+	c->status = status;
+	c->calls.fetch_add(1);
+}
+
+// Waits (bounded) until every command in @cmds ran its callback.
+bool WaitCmds(std::vector<Cmd> &cmds)
+{
+	return Poll([&] {
+		for (auto &c : cmds)
+			if (c.calls.load() < 1)
+				return false;
+		return true;
+	});
+}
+
+// Runs @fn on shard @s (a shard thread that owns no queue of the test)
+// and waits for it.
+void OnShard(struct wharf_shard *s, std::function<void()> fn)
+{
+	struct Call {
+		std::function<void()> fn;
+		std::atomic<bool> done{false};
+	} c;
+	c.fn = fn;
+	ASSERT_EQ(0, wharf_shard_send(
+			     s,
+			     [](struct wharf_shard *, void *a) {
+				     Call *c = static_cast<Call *>(a);
+				     c->fn();
+				     c->done = true;
+			     },
+			     &c));
+	ASSERT_TRUE(Poll([&] { return c.done.load(); }));
+}
+
+// Four application threads write, flush and read back their own blocks
+// on every queue, four commands in flight each, with the calls made on
+// the threads themselves: the data reads back, every callback runs once,
+// on the queue's owner shard.  A shard thread that does not own the
+// queue submits too.  Checks the calling thread can make fail at once,
+// with no callback.
+TEST_P(NvmfHost, IoFromAnyThread)
+{
+	wharf_nvmf_host *h = nullptr;
+	struct wharf_nvmf_host_ns ns;
+
+	ASSERT_TRUE(ConnectNs(3, &h, &ns));
+	const uint32_t bs = ns.block_size, nlb = 8192 / bs;
+	const unsigned kThreads = 4, kRounds = 6, kBatch = 4;
+	std::atomic<unsigned> bad_data{0}, bad_rc{0}, bad_cb{0}, lost{0};
+
+	auto worker = [&](unsigned t) {
+		for (unsigned r = 0; r < kRounds; r++) {
+			struct wharf_nvmf_host_queue *q =
+				wharf_nvmf_host_queue(h, (t + r) % 3);
+			struct wharf_shard *owner =
+				wharf_nvmf_host_queue_shard(q);
+			std::vector<std::vector<uint8_t>> w, rd;
+			std::vector<Cmd> wc(kBatch), fc(1), rc(kBatch);
+			for (unsigned b = 0; b < kBatch; b++) {
+				uint64_t lba =
+					((uint64_t)t * kBatch + b) * nlb * 4;
+				w.push_back(
+					Pattern(8192, t * 100 + r * 10 + b));
+				rd.emplace_back(8192, 0xEE);
+				wc[b].owner = rc[b].owner = owner;
+				if (wharf_nvmf_host_write(q, 1, lba, nlb,
+							  w[b].data(), CmdDone,
+							  &wc[b]))
+					bad_rc++;
+			}
+			if (!WaitCmds(wc)) {
+				lost++;
+				return;
+			}
+			fc[0].owner = owner;
+			if (wharf_nvmf_host_flush(q, 1, CmdDone, &fc[0]))
+				bad_rc++;
+			for (unsigned b = 0; b < kBatch; b++) {
+				uint64_t lba =
+					((uint64_t)t * kBatch + b) * nlb * 4;
+				if (wharf_nvmf_host_read(q, 1, lba, nlb,
+							 rd[b].data(), CmdDone,
+							 &rc[b]))
+					bad_rc++;
+			}
+			if (!WaitCmds(rc) || !WaitCmds(fc)) {
+				lost++;
+				return;
+			}
+			for (auto *v : {&wc, &fc, &rc})
+				for (auto &c : *v)
+					if (c.calls.load() != 1 ||
+					    c.off_owner || c.status)
+						bad_cb++;
+			for (unsigned b = 0; b < kBatch; b++)
+				if (w[b] != rd[b])
+					bad_data++;
+		}
+	};
+	std::vector<std::thread> th;
+	for (unsigned t = 0; t < kThreads; t++)
+		th.emplace_back(worker, t);
+	for (auto &x : th)
+		x.join();
+	EXPECT_EQ(0u, lost.load()) << "commands without a callback";
+	EXPECT_EQ(0u, bad_rc.load()) << "calls that failed";
+	EXPECT_EQ(0u, bad_cb.load())
+		<< "callbacks not once, off the owner shard, or failed";
+	EXPECT_EQ(0u, bad_data.load()) << "blocks read back different";
+
+	// From shard 1's thread to queue 0 (owned by shard 0): a hop too.
+	struct wharf_nvmf_host_queue *q0 = wharf_nvmf_host_queue(h, 0);
+	struct wharf_shard *s0 = wharf_nvmf_host_queue_shard(q0);
+	struct wharf_shard *s1 =
+		wharf_nvmf_host_queue_shard(wharf_nvmf_host_queue(h, 1));
+	ASSERT_NE(s0, s1);
+	std::vector<uint8_t> buf(8192);
+	std::vector<Cmd> c(1);
+	c[0].owner = s0;
+	int rc = 1;
+	OnShard(s1, [&] {
+		rc = wharf_nvmf_host_read(q0, 1, 0, nlb, buf.data(), CmdDone,
+					  &c[0]);
+	});
+	EXPECT_EQ(0, rc);
+	ASSERT_TRUE(WaitCmds(c));
+	EXPECT_EQ(0, c[0].status);
+	EXPECT_FALSE(c[0].off_owner.load());
+
+	// Write Zeroes and Deallocate off the shard; blocks read as zeroes
+	// after Write Zeroes.
+	std::vector<Cmd> z(2);
+	z[0].owner = z[1].owner = s0;
+	wharf_nvmf_host_range range = {nlb * 64, nlb};
+	EXPECT_EQ(0, wharf_nvmf_host_write_zeroes(q0, 1, 0, nlb, false, CmdDone,
+						  &z[0]));
+	EXPECT_EQ(0, wharf_nvmf_host_dsm_deallocate(q0, 1, &range, 1, CmdDone,
+						    &z[1]));
+	ASSERT_TRUE(WaitCmds(z));
+	EXPECT_EQ(0, z[0].status);
+	EXPECT_EQ(0, z[1].status);
+	EXPECT_FALSE(z[0].off_owner.load() || z[1].off_owner.load());
+	ASSERT_EQ(0, DoIo(q0, 'r', 0, nlb, buf.data()));
+	EXPECT_TRUE(std::all_of(buf.begin(), buf.end(),
+				[](uint8_t b) { return b == 0; }));
+
+	// Refused on the calling thread: no callback.
+	Cmd never;
+	EXPECT_EQ(-EINVAL, wharf_nvmf_host_read(q0, 1, 0, 0, buf.data(),
+						CmdDone, &never));
+	EXPECT_EQ(-EINVAL, wharf_nvmf_host_read(q0, 99, 0, nlb, buf.data(),
+						CmdDone, &never));
+	EXPECT_EQ(-EINVAL, wharf_nvmf_host_write(q0, 1, 0, nlb, buf.data(),
+						 nullptr, &never));
+	EXPECT_EQ(-EINVAL,
+		  wharf_nvmf_host_write_zeroes(q0, 1, ns.nblocks, 1, false,
+					       CmdDone, &never));
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+	EXPECT_EQ(0, never.calls.load());
+}
+
+// A queue's worth of reads and writes in flight from several threads
+// when disconnect is called: each call that returned 0 completes exactly
+// once, on the owner shard, before disconnect returns.
+TEST_P(NvmfHost, DisconnectWithOffShardIoInFlight)
+{
+	wharf_nvmf_host *h = nullptr;
+	struct wharf_nvmf_host_ns ns;
+
+	ASSERT_TRUE(ConnectNs(2, &h, &ns));
+	const uint32_t nlb = 4096 / ns.block_size;
+	const unsigned kThreads = 3, kPer = 48;
+	std::vector<Cmd> cmds(kThreads * kPer);
+	std::vector<std::vector<uint8_t>> bufs(kThreads * kPer,
+					       std::vector<uint8_t>(4096));
+	std::vector<int> rcs(kThreads * kPer, 1);
+
+	std::vector<std::thread> th;
+	for (unsigned t = 0; t < kThreads; t++)
+		th.emplace_back([&, t] {
+			for (unsigned i = 0; i < kPer; i++) {
+				unsigned k = t * kPer + i;
+				struct wharf_nvmf_host_queue *q =
+					wharf_nvmf_host_queue(h, k % 2);
+				cmds[k].owner = wharf_nvmf_host_queue_shard(q);
+				rcs[k] = k % 3 == 0
+						 ? wharf_nvmf_host_write(
+							   q, 1, k * nlb, nlb,
+							   bufs[k].data(),
+							   CmdDone, &cmds[k])
+						 : wharf_nvmf_host_read(
+							   q, 1, k * nlb, nlb,
+							   bufs[k].data(),
+							   CmdDone, &cmds[k]);
+			}
+		});
+	for (auto &x : th)
+		x.join();
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+	unsigned accepted = 0, ok = 0;
+	for (size_t k = 0; k < cmds.size(); k++) {
+		if (rcs[k]) {
+			EXPECT_EQ(-EAGAIN, rcs[k]) << "call " << k;
+			EXPECT_EQ(0, cmds[k].calls.load()) << "call " << k;
+			continue;
+		}
+		accepted++;
+		EXPECT_EQ(1, cmds[k].calls.load()) << "call " << k;
+		EXPECT_FALSE(cmds[k].off_owner.load()) << "call " << k;
+		int s = cmds[k].status;
+		EXPECT_TRUE(s == 0 || s == -EAGAIN || s == -ENOTCONN ||
+			    s == -ECONNABORTED)
+			<< "call " << k << ": " << s;
+		ok += s == 0;
+	}
+	std::cout << GetParam().name << ": " << accepted << " accepted, " << ok
+		  << " completed before the disconnect\n";
+	EXPECT_GT(accepted, 0u);
+}
+
+// Reads and writes straight from memory the caller registered, on every
+// queue, called from the test thread and on the owner shard: the data
+// reads back (through the bounce buffers too), the write above the
+// in-capsule size goes by keyed SGL; a buffer not inside the
+// registration, or a registration of another queue, is refused.
+TEST_P(NvmfHost, ZeroCopyReadWrite)
+{
+	wharf_nvmf_host *h = nullptr;
+	struct wharf_nvmf_host_ns ns;
+
+	ASSERT_TRUE(ConnectNs(3, &h, &ns));
+	const uint32_t bs = ns.block_size;
+	const size_t kRegion = 1u << 20;
+	uint8_t *region[3] = {};
+	wharf_nvmf_host_mem *mem[3] = {};
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct wharf_nvmf_host_queue *q = wharf_nvmf_host_queue(h, i);
+		struct wharf_shard *owner = wharf_nvmf_host_queue_shard(q);
+		ASSERT_EQ(0,
+			  posix_memalign((void **)&region[i], 4096, kRegion));
+		memset(region[i], 0xEE, kRegion);
+		ASSERT_EQ(0, wharf_nvmf_host_mem_reg(q, region[i], kRegion,
+						     &mem[i]));
+		struct wharf_nvmf_host_queue_stats s0 = {}, s1 = {};
+		s0.size = s1.size = sizeof(s0);
+		ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q, &s0));
+		for (uint32_t len : {4096u, 32768u}) {
+			uint64_t lba = (1048576ull * (i + 1) + len * 4) / bs;
+			auto pat = Pattern(len, i * 7 + len);
+			uint8_t *w = region[i] + 65536 + len;
+			uint8_t *r = region[i] + 524288 + len;
+			bool off = len == 32768; // write off the shard
+			memcpy(w, pat.data(), len);
+			std::vector<Cmd> wc(1), rc(1);
+			wc[0].owner = rc[0].owner = owner;
+			int wrc = 1, rrc = 1;
+			auto write = [&] {
+				wrc = wharf_nvmf_host_write_mem(
+					q, mem[i], 1, lba, len / bs, w, CmdDone,
+					&wc[0]);
+			};
+			auto read = [&] {
+				rrc = wharf_nvmf_host_read_mem(q, mem[i], 1,
+							       lba, len / bs, r,
+							       CmdDone, &rc[0]);
+			};
+			if (off)
+				write();
+			else
+				OnShard(owner, write);
+			ASSERT_EQ(0, wrc);
+			ASSERT_TRUE(WaitCmds(wc));
+			ASSERT_EQ(0, wc[0].status);
+			if (off)
+				OnShard(owner, read);
+			else
+				read();
+			ASSERT_EQ(0, rrc);
+			ASSERT_TRUE(WaitCmds(rc));
+			ASSERT_EQ(0, rc[0].status);
+			EXPECT_FALSE(wc[0].off_owner || rc[0].off_owner);
+			EXPECT_EQ(0, memcmp(pat.data(), r, len))
+				<< "queue " << i << ": " << len
+				<< " bytes read back differ";
+			std::vector<uint8_t> b(len);
+			ASSERT_EQ(0, DoIo(wharf_nvmf_host_queue(h, (i + 1) % 3),
+					  'r', lba, len / bs, b.data()));
+			EXPECT_TRUE(b == pat) << "queue " << i << ": " << len
+					      << " bytes on the namespace";
+		}
+		ASSERT_EQ(0, wharf_nvmf_host_queue_stats(q, &s1));
+		EXPECT_GE(s1.keyed - s0.keyed, 1u) << "32 KiB by keyed SGL";
+		EXPECT_EQ(0u, s1.outstanding);
+	}
+
+	// Not inside the registration, or another queue's: refused at the
+	// call, no callback.
+	struct wharf_nvmf_host_queue *q0 = wharf_nvmf_host_queue(h, 0);
+	uint32_t nlb = 4096 / bs;
+	Cmd never;
+	EXPECT_EQ(-EINVAL, wharf_nvmf_host_read_mem(q0, mem[0], 1, 0, nlb,
+						    region[0] + kRegion - 2048,
+						    CmdDone, &never));
+	EXPECT_EQ(-EINVAL,
+		  wharf_nvmf_host_write_mem(q0, mem[0], 1, 0, nlb, region[1],
+					    CmdDone, &never));
+	EXPECT_EQ(-EINVAL,
+		  wharf_nvmf_host_read_mem(q0, mem[1], 1, 0, nlb, region[1],
+					   CmdDone, &never));
+	EXPECT_EQ(-EINVAL,
+		  wharf_nvmf_host_read_mem(q0, nullptr, 1, 0, nlb, region[0],
+					   CmdDone, &never));
+	// The last byte of the registration is still inside.
+	std::vector<Cmd> last(1);
+	last[0].owner = wharf_nvmf_host_queue_shard(q0);
+	EXPECT_EQ(0, wharf_nvmf_host_read_mem(q0, mem[0], 1, 0, nlb,
+					      region[0] + kRegion - 4096,
+					      CmdDone, &last[0]));
+	ASSERT_TRUE(WaitCmds(last));
+	EXPECT_EQ(0, last[0].status);
+
+	EXPECT_EQ(0, wharf_nvmf_host_mem_dereg(mem[0]));
+	EXPECT_EQ(0, wharf_nvmf_host_mem_dereg(mem[1]));
+	EXPECT_EQ(0, wharf_nvmf_host_mem_dereg(nullptr));
+	// mem[2] left registered: disconnect frees it.
+	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+	EXPECT_EQ(0, never.calls.load());
+	for (auto *p : region)
+		free(p);
+}
+
+// wharf-nvmf-perf --verify with its caller-registered buffers, with its
+// submissions from an application thread, and both: in-capsule and keyed
+// sizes.
+TEST_P(NvmfHost, PerfVerifyZeroCopyAndSubmitThread)
+{
+	std::string perf =
+		wharf_guest::built_program("initiators/nvmf/wharf-nvmf-perf");
+	ASSERT_FALSE(perf.empty());
+	for (const char *mode :
+	     {"--zero-copy", "--submit-thread", "--zero-copy --submit-thread"})
+		for (const char *size : {"4k", "16k"}) {
+			std::string out;
+			int rc =
+				Sh(perf + " --traddr " + kAddr + " --trsvcid " +
+					   std::to_string(GetParam().port) +
+					   " --subnqn " + GetParam().sub +
+					   " --queues 2 --shards 2 --qd 8 "
+					   "--time 2 --pattern randwrite "
+					   "--verify --quiet --io-size " +
+					   size + " " + mode,
+				   &out, 120);
+			EXPECT_EQ(0, rc) << mode << " " << size << "\n" << out;
+			EXPECT_NE(std::string::npos,
+				  out.find(", 0 errors, 0 verify mismatches"))
+				<< out;
+			std::cout << GetParam().name << " " << mode << " "
+				  << size << ":\n"
+				  << out;
+		}
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, NvmfHost, ::testing::ValuesIn(kTargets),

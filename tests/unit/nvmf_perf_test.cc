@@ -87,6 +87,14 @@ TEST(NvmfPerfArgs, DefaultsAndValues)
 	EXPECT_TRUE(a.verify);
 	EXPECT_TRUE(a.json);
 	EXPECT_STREQ("4421", a.trsvcid);
+	EXPECT_FALSE(a.zero_copy);
+	EXPECT_FALSE(a.submit_thread);
+	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n", "--zero-copy",
+			    "--submit-thread", "--verify"},
+			   &a));
+	EXPECT_TRUE(a.zero_copy);
+	EXPECT_TRUE(a.submit_thread);
+	EXPECT_TRUE(a.verify);
 	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n", "--cpus", "1,3",
 			    "--poll", "busy"},
 			   &a));
