@@ -18,8 +18,8 @@
 #          -q 'QD ...' (default '1 16'),
 #          -p event|busy|adaptive (wharf-nvmf-perf's idle shards,
 #             default event),
-#          -o DIR (default out/bench): DIR/two_node.txt (node b's table
-#             and summary lines), DIR/two_node.json (every row),
+#          -o DIR (default out/bench): DIR/two_node.txt (node b's
+#             table), DIR/two_node.json (every row),
 #             DIR/two_node.log (both nodes' whole output)
 #          -T SECONDS (the guests' hard timeout, default 1500)
 # Builds wharf-nvmf-tgt and wharf-nvmf-perf with -c opt first.  Exit
