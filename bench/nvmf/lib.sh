@@ -106,14 +106,15 @@ nvmf_kconnect() { # nqn port hostnqn
 	return 1
 }
 
-# fio 4k RW at QD on DEV for RUNTIME seconds (2 s ramp), on CPU 1, io_uring,
+# fio 4k RW at QD on DEV for RUNTIME seconds (2 s ramp), on CPU
+# $nvmf_fio_cpu (default 1), io_uring,
 # O_DIRECT, scratch files in WORK -> "IOPS AVG_US P99_US" (terse v3: read
 # IOPS in field 8, total latency mean 40, clat percentiles 18-37; write
 # 49, 81, 59-78; latencies in us).
 nvmf_fio() { # dev rw qd runtime work
 	local w=0
 	[ "$2" = randwrite ] && w=1
-	taskset -c 1 fio --name=b --filename="$1" --ioengine=io_uring \
+	taskset -c "${nvmf_fio_cpu:-1}" fio --name=b --filename="$1" --ioengine=io_uring \
 		--direct=1 --bs=4k --rw="$2" --iodepth="$3" --numjobs=1 \
 		--size=64M --time_based --runtime="$4" --ramp_time=2 \
 		--output-format=terse --terse-version=3 >"$5/fio" \
@@ -127,6 +128,25 @@ nvmf_fio() { # dev rw qd runtime work
 			if ($i ~ /^99\.000000%=/) { sub(/.*=/, "", $i); p = $i }
 		print iops, avg, p
 	}' "$5/fio"
+}
+
+# wharf-nvmf-perf PERF (one I/O queue, its shard on CPU, idle shards
+# POLL) at $nvmf_addr:PORT on NQN, 4k RW at QD for RUNTIME seconds, JSON
+# and errors in WORK -> "IOPS AVG_US P99_US".
+nvmf_perf_run() { # perf nqn port rw qd runtime cpu poll work
+	"$1" --traddr "$nvmf_addr" --trsvcid "$3" --subnqn "$2" --queues 1 \
+		--cpus "$7" --poll "$8" --qd "$5" --io-size 4k --pattern "$4" \
+		--time "$6" --json --quiet >"$9/perf" 2>"$9/perf.err" || {
+		cat "$9/perf.err" "$9/perf" >&2
+		return 1
+	}
+	awk '{
+		for (i = 1; i <= split($0, kv, ","); i++) {
+			n = split(kv[i], p, ":"); k = p[n - 1]; gsub(/[{"]/, "", k)
+			v[k] = p[n]
+		}
+		print v["iops"], v["avg"], v["p99"]
+	}' "$9/perf"
 }
 
 # Starts TGT ARGS... in the background with stdout and stderr in LOG, sets

@@ -45,10 +45,18 @@
 # counted by ./wharf test) and results/faults.json (attempts, outcomes,
 # seconds per case) to its share; each side's logs go beside.
 #
-#   faults.sh [--quick] [--all] [CASE...]    (inside run.sh --nodes 2)
+#   faults.sh [--quick] [--all] [--asan DIR] [CASE...]
+#                                            (inside run.sh --nodes 2)
 # --quick: fewer connections (20 instead of 50).  --all: the slow cases
-# too (nvmf_tgt_node_crash: a reboot), which run otherwise only when
-# named; ./wharf test runs the rest, ./wharf faults all.
+# too (nvmf_tgt_node_crash: a reboot; nvmf_perf_flap), which run
+# otherwise only when named; ./wharf test runs the rest, ./wharf faults
+# all.  --asan DIR: wharf-echo, wharf-nvmf-tgt and wharf-nvmf-perf from
+# DIR, ASan (LeakSanitizer) builds (./wharf faults --asan): each process
+# that exits by itself reports its leaks to its log at exit, and each
+# case counts the leak records ("Direct/Indirect leak of") of its
+# processes in its "leaks found" (a leak fails the case); a process
+# killed (SIGKILL, its deadline) or lost with its crashed node cannot
+# report and is named n/a.  Without --asan: "not checked".
 set -uo pipefail
 
 usage() {
@@ -78,7 +86,9 @@ source "$top/tests/faults/nvmf.sh"
 # b crashes once all are established, powered off SECS), or the NVMe-oF
 # faults of tests/faults/nvmf.sh (expect "nvmf") | messages per connection
 # (default 10) | connections (default: 50, --quick 20) | "slow": only
-# when named or with --all.
+# when named or with --all.  Expect "perf": the NVMe-oF target with
+# wharf-nvmf-perf --verify as the host (tests/faults/nvmf.sh), through
+# netem (both NICs, the whole run), a kill or a flap.
 cases=(
 	"clean|all|none"
 	"loss1|all|netem loss 1%"
@@ -86,18 +96,33 @@ cases=(
 	"delay20ms|all|netem delay 20ms 10ms"
 	"crash_client|server|crash 5|10|20"
 	"nvmf_tgt_kill|nvmf|tgt-kill 2"
+	"nvmf_perf_loss|perf|netem loss 3%"
+	"nvmf_perf_tgt_kill|perf|tgt-kill 2"
 	"nvmf_tgt_node_crash|nvmf|tgt-crash 5|||slow"
 	"nvmf_flap|nvmf|flap 3"
 	"flap_disconnect|disconnect|flap-disc 15|10|20"
 	"flap3s|accounted|flap 3"
+	"nvmf_perf_flap|perf|flap 3|||slow"
 )
 
 want=()
 all=0
+asan=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) conns=20 ;;
 	--all) all=1 ;;
+	--asan)
+		[ $# -ge 2 ] || {
+			echo "faults.sh: --asan needs a directory" >&2
+			exit 2
+		}
+		asan=1
+		echo_bin=$2/wharf-echo
+		nvmf_tgt_bin=$2/wharf-nvmf-tgt
+		nvmf_perf_bin=$2/wharf-nvmf-perf
+		shift
+		;;
 	-h | --help)
 		usage
 		exit 0
@@ -110,6 +135,12 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+if [ "$asan" = 1 ]; then
+	# Leaks reported at exit, to the process's stderr (its log); the
+	# exit status 23 on a leak, as ASan's default.
+	export ASAN_OPTIONS=detect_leaks=1:exitcode=23
+	export UBSAN_OPTIONS=print_stacktrace=1
+fi
 node=${WHARF_NODE:?run me through tools/vm/run.sh --nodes 2}
 res=${WHARF_GUEST_SHARE:?}/results
 mkdir -p "$res"
@@ -158,6 +189,54 @@ outcomes() {
 		[ "$n" = 0 ] || [ "$n" = -1 ] || out+="${out:+, }$k $n"
 	done
 	echo "${out:-none}"
+}
+
+# Leak records (LeakSanitizer's "Direct/Indirect leak of") in the log of
+# a process that ended with status RC, or "n/a" when it could not report:
+# killed by a signal (SIGKILL 137, its deadline 124), lost with its node
+# ("crashed") or never run (125, no log).
+leaks_in() { # log rc
+	case "$2" in
+	124 | 125 | 1[3-9][0-9] | 2[0-9][0-9] | crashed | "")
+		echo n/a
+		return
+		;;
+	esac
+	[ -f "$1" ] || {
+		echo n/a
+		return
+	}
+	grep -cE '(Direct|Indirect) leak of' "$1"
+}
+
+# A case's "leaks found" from its processes, each "LABEL|LOG|RC": sets
+# leak_txt ("not checked" without --asan; else the records summed over
+# the processes that could report, "n/a" where none could, and the ones
+# that could not named: "0 (n/a: tgt1)") and leak_why (the verdict's
+# words on leaks and sanitizer errors, or nothing).
+leak_check() {
+	leak_txt="not checked"
+	leak_why=""
+	[ "$asan" = 1 ] || return 0
+	local p label lg rc n sum=0 na="" checked=0
+	for p in "$@"; do
+		IFS='|' read -r label lg rc <<<"$p"
+		n=$(leaks_in "$lg" "$rc")
+		if [ "$n" = n/a ]; then
+			na+="${na:+, }$label"
+			continue
+		fi
+		checked=1
+		sum=$((sum + n))
+		[ "$n" = 0 ] || leak_why+="$label: $n leak records; "
+		! grep -qE 'ERROR: AddressSanitizer|runtime error:' "$lg" ||
+			leak_why+="$label: sanitizer error; "
+	done
+	if [ "$checked" = 0 ]; then
+		leak_txt=n/a
+	else
+		leak_txt="$sum${na:+ (n/a: $na)}"
+	fi
 }
 
 stamp() {
@@ -352,10 +431,14 @@ server_case() {
 			why+="never heard of the crash; "
 		fi
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" \
+	# The client on a crashed node (crc 137) cannot report.
+	leak_check "server|$log|$rc" "client|$cl|$crc"
+	why+=$leak_why
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" \
 		"$attempts" "$est" \
 		"$crc" "$rc" "$csec" "$srv_s" "$settled" \
-		"$(outcomes "$cl")" "$(outcomes "$log")" "$recover" >>"$res/faults.tsv"
+		"$(outcomes "$cl")" "$(outcomes "$log")" "$recover" \
+		"$leak_txt" >>"$res/faults.tsv"
 	printf '%s\t%s\n' "$name" "${why:-ok}" >>"$res/faults.verdicts"
 	printf '%s' "${why:-ok}"
 }
@@ -368,6 +451,9 @@ report() {
 		n++; name[n] = $1; att[n] = $2; est[n] = $3; crc[n] = $4
 		src[n] = $5; cs[n] = $6; ss[n] = $7; st[n] = $8; co[n] = $9
 		so[n] = $10; rec[n] = ($11 == "" ? -1 : $11)
+		lk[n] = ($12 == "" ? "not checked" : $12)
+		# The leak count, null where not checked or none could report.
+		ln[n] = (lk[n] ~ /^[0-9]+/ ? lk[n] + 0 : "null")
 	}
 	END {
 		print "<?xml version=\"1.0\" encoding=\"UTF-8\"?>" > xml
@@ -381,7 +467,7 @@ report() {
 				printf "<failure message=\"%s\"></failure>\n", m > xml
 			}
 			print "</testcase>" > xml
-			printf "%s\n {\"case\": \"%s\", \"attempts\": %d, \"established\": %d, \"client_outcomes\": \"%s\", \"server_outcomes\": \"%s\", \"client_exit\": %d, \"server_exit\": %d, \"client_s\": %s, \"server_s\": %s, \"server_settled_s\": %s, \"recover_s\": %s, \"verdict\": \"%s\"}", (i > 1 ? "," : ""), name[i], att[i], est[i], co[i], so[i], crc[i], src[i], cs[i], ss[i], st[i], rec[i], v[name[i]] > json
+			printf "%s\n {\"case\": \"%s\", \"attempts\": %d, \"established\": %d, \"client_outcomes\": \"%s\", \"server_outcomes\": \"%s\", \"client_exit\": %d, \"server_exit\": %d, \"client_s\": %s, \"server_s\": %s, \"server_settled_s\": %s, \"recover_s\": %s, \"leaks\": %s, \"leaks_found\": \"%s\", \"verdict\": \"%s\"}", (i > 1 ? "," : ""), name[i], att[i], est[i], co[i], so[i], crc[i], src[i], cs[i], ss[i], st[i], rec[i], ln[i], lk[i], v[name[i]] > json
 		}
 		print "</testsuite>\n</testsuites>" > xml
 		print "\n]" > json
@@ -440,11 +526,17 @@ for c in "${cases[@]}"; do
 	if [ "$node" = a ] && [ "$expect" = nvmf ]; then
 		verdict "$name" "$(nvmf_target_case "$name" "$f")"
 		"$fault" clear
+	elif [ "$node" = a ] && [ "$expect" = perf ]; then
+		verdict "$name" "$(nvmf_target_case "$name" "$f" perf)"
+		"$fault" clear
 	elif [ "$node" = a ]; then
 		verdict "$name" "$(server_case "$name" "$expect" "$count" "$n")"
 		"$fault" clear
 	elif [ "$expect" = nvmf ]; then
 		nvmf_host_case "$name" "$f"
+		"$fault" clear
+	elif [ "$expect" = perf ]; then
+		nvmf_perf_case "$name" "$f"
 		"$fault" clear
 	else
 		client_case "$name" "$expect" "$f" "$count" "$n"

@@ -7,7 +7,10 @@ it started; in a crash case since node a heard of the crash: the time the
 server took to reclaim every connection; in an NVMe-oF case the host's
 outage, error recovery to reconnected), the time to recover (NVMe-oF: the
 fault's start to the host's reconnect; flap_disconnect: the longest DREQ
-to forced teardown; "-" where it does not apply), and the verdict.
+to forced teardown; "-" where it does not apply), the leaks found (with
+`faults.sh --asan`: LeakSanitizer's leak records summed over the case's
+processes that exited by themselves, those that could not report named
+n/a; "not checked" without ASan builds), and the verdict.
 
 usage: faults-table.py FAULTS.json
 """
@@ -27,11 +30,12 @@ def main():
     with open(sys.argv[1]) as f:
         rows = json.load(f)
     head = ("case", "attempts", "client outcomes", "server outcomes",
-            "storm s", "settled s", "recover s", "verdict")
+            "storm s", "settled s", "recover s", "leaks found", "verdict")
     table = [head] + [(
         r["case"], str(r["attempts"]), r["client_outcomes"],
         r["server_outcomes"], "%.1f" % r["client_s"],
-        "%.1f" % r["server_settled_s"], recover(r), r["verdict"])
+        "%.1f" % r["server_settled_s"], recover(r),
+        r.get("leaks_found", "not checked"), r["verdict"])
         for r in rows]
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     for n, row in enumerate(table):
