@@ -126,6 +126,69 @@ enum wharf_nvmf_host_state {
 typedef void (*wharf_nvmf_host_state_cb)(enum wharf_nvmf_host_state state,
 					 int reason, void *arg);
 
+/** Asynchronous event types (struct wharf_nvmf_host_event type: the
+ * AER completion's DW0 bits 2:0). */
+enum wharf_nvmf_host_event_type {
+	/** Error status (info: the error; log page 01h). */
+	WHARF_NVMF_HOST_EVENT_ERROR = 0,
+	/** SMART / Health status (log page 02h). */
+	WHARF_NVMF_HOST_EVENT_SMART = 1,
+	/** Notice (info 00h: namespace attribute changed, log page 04h;
+	 * 01h: firmware activation starting, log page 03h). */
+	WHARF_NVMF_HOST_EVENT_NOTICE = 2,
+	/** Immediate. */
+	WHARF_NVMF_HOST_EVENT_IMMEDIATE = 3,
+	/** I/O command set specific status. */
+	WHARF_NVMF_HOST_EVENT_IO_CMD_SET = 6,
+	/** Vendor specific. */
+	WHARF_NVMF_HOST_EVENT_VENDOR = 7,
+};
+
+/** Notice information: a namespace was added, removed or changed. */
+#define WHARF_NVMF_HOST_EVENT_NS_CHANGED 0x00u
+
+/** One asynchronous event the controller reported (on_event). */
+struct wharf_nvmf_host_event {
+	/** sizeof(struct wharf_nvmf_host_event) (set by the library). */
+	size_t size;
+	/** The AER completion's DW0 as received, and its fields: type
+	 * (enum wharf_nvmf_host_event_type, 2:0), information (15:8), the
+	 * log page it names (23:16). */
+	uint32_t dw0;
+	uint8_t type;
+	uint8_t info;
+	uint8_t log_page;
+	/** The log page read (Get Log Page with RAE clear, which re-enables
+	 * the event): 0 and @log / @log_len its bytes; -EIO when the
+	 * controller failed it (@log_nvme_status says how); -EOPNOTSUPP
+	 * when the host does not read that page (only 01h error, 02h
+	 * SMART, 03h firmware slot and 04h changed namespaces are read);
+	 * another -errno when the admin queue was lost meanwhile. */
+	int log_status;
+	uint16_t log_nvme_status;
+	/** The log's bytes (NULL when none), valid during the callback. */
+	const void *log;
+	uint32_t log_len;
+	/** Namespace attribute notices: NSIDs in the Changed Namespace
+	 * List (-1: more than 1024).  The host then identified the active
+	 * namespaces again: @rescan_status 0 when wharf_nvmf_host_info()
+	 * nr_ns and wharf_nvmf_host_ns() now show the new list (sizes
+	 * included), else why not (-EIO, -ECONNABORTED ...: the list is
+	 * unchanged).  Other events: 0 and 0. */
+	int nr_changed;
+	int rescan_status;
+};
+
+/**
+ * The controller reported an asynchronous event: @ev (owned by the
+ * library, valid during the call).  Runs on shard 0 (the admin queue's
+ * shard) once the event's log page was read (and, for a namespace
+ * notice, the namespaces identified again); it must not block nor call
+ * wharf_nvmf_host_disconnect().  No RCU rule.
+ */
+typedef void (*wharf_nvmf_host_event_cb)(const struct wharf_nvmf_host_event *ev,
+					 void *arg);
+
 /** Options for wharf_nvmf_host_connect(); start from _opts_init(). */
 struct wharf_nvmf_host_opts {
 	/** sizeof(struct wharf_nvmf_host_opts) as compiled by the caller. */
@@ -180,6 +243,10 @@ struct wharf_nvmf_host_opts {
 	/** Called on each state change (may be NULL), with state_arg. */
 	wharf_nvmf_host_state_cb on_state;
 	void *state_arg;
+	/** Called on each asynchronous event (may be NULL: the events are
+	 * still handled and counted), with event_arg. */
+	wharf_nvmf_host_event_cb on_event;
+	void *event_arg;
 };
 
 /**
@@ -280,6 +347,18 @@ struct wharf_nvmf_host_info {
 	/** Identify Controller ONCS: optional NVM commands
 	 * (WHARF_NVMF_HOST_ONCS_*). */
 	uint16_t oncs;
+	/** I/O Command Set specific Identify Controller (CNS 06h) of the
+	 * NVM command set, when the controller answered it; all 0 (no
+	 * limit) when it failed it (nvmet of Linux 6.1 answers Invalid
+	 * Field).  WZSL: Write Zeroes size limit, a power of two of
+	 * CAP.MPSMIN pages (0: none); DMRL: most ranges of one Dataset
+	 * Management command; DMRSL: most blocks of one range; DMSL: most
+	 * blocks of one command (0: none).  wharf_nvmf_host_write_zeroes()
+	 * and _dsm_deallocate() refuse what exceeds them with -EINVAL. */
+	uint8_t wzsl;
+	uint8_t dmrl;
+	uint32_t dmrsl;
+	uint64_t dmsl;
 };
 
 /**
@@ -538,6 +617,11 @@ struct wharf_nvmf_host_stats {
 	/** Why the controller was last lost, or why the last attempt
 	 * failed (-errno), or 0. */
 	int last_error;
+	/** Asynchronous events received (each reported to on_event). */
+	uint64_t events;
+	/** Namespace rescans after a namespace attribute notice that
+	 * updated the namespace list. */
+	uint64_t ns_rescans;
 };
 
 /**
