@@ -7,14 +7,12 @@
 #include <errno.h>
 
 #include "initiators/nvmf/host_int.h"
+#include "initiators/nvmf/limits.h"
 
 static const struct wharf_nvmf_host_ns *find_ns(const struct wharf_nvmf_host *h,
 						uint32_t nsid)
 {
-	for (unsigned i = 0; i < h->info.nr_ns; i++)
-		if (h->ns[i].nsid == nsid)
-			return &h->ns[i];
-	return NULL;
+	return wnh_ns_find(h, nsid); /* the shard's RCU view */
 }
 
 static int rw(struct wharf_nvmf_host_queue *q, uint8_t opc, uint32_t nsid,
@@ -97,7 +95,8 @@ int wharf_nvmf_host_write_zeroes(struct wharf_nvmf_host_queue *q, uint32_t nsid,
 
 	if (rc)
 		return rc;
-	if (nlb > WHARF_NVMF_HOST_WZ_MAX_BLOCKS ||
+	if (nlb > wnh_wz_max_blocks(q->h->info.wzsl, q->h->info.cap,
+				    ns->block_size) ||
 	    !wnh_lba_range_ok(slba, nlb, ns->nblocks))
 		return -EINVAL;
 	wnh_cmd_write_zeroes(&c, nsid, slba, nlb, deallocate);
@@ -117,7 +116,8 @@ int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
 
 	if (rc)
 		return rc;
-	if (!ranges || nr == 0 || nr > WHARF_NVMF_HOST_DSM_MAX_RANGES)
+	if (!ranges || nr == 0 || nr > WHARF_NVMF_HOST_DSM_MAX_RANGES ||
+	    wnh_dsm_limits_ok(&q->h->info, ranges, nr))
 		return -EINVAL;
 	for (unsigned i = 0; i < nr; i++) {
 		if (!wnh_lba_range_ok(ranges[i].slba, ranges[i].nlb,
