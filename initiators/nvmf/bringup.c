@@ -1,18 +1,21 @@
 /*
  * initiators/nvmf/bringup.c - the admin queue's state machine (enum
  * wnh_step, admin shard only): after the admin Connect, Property Get CAP
- * and VS, CC.EN and CSTS.RDY within CAP.TO, Identify Controller, Set
- * Features Number of Queues, the active namespace list and each
- * namespace, then the I/O queues; keep-alive every KATO/2 from the admin
- * Connect on (the controller's timer starts there); the normal shutdown
- * (CC.SHN, CSTS.SHST) at disconnect.  One completion handler, one switch.
+ * and VS, CC.EN and CSTS.RDY within CAP.TO, Identify Controller, the
+ * NVM command set's Identify Controller (CNS 06h: size limits; an NVMe
+ * error means none), Set Features Number of Queues, the active namespace
+ * list and each namespace, then the I/O queues; keep-alive every KATO/2
+ * from the admin Connect on (the controller's timer starts there); the
+ * normal shutdown (CC.SHN, CSTS.SHST) at disconnect.  One completion
+ * handler, one switch.
  *
  * The same steps run again for each reconnect attempt (recover.c): what
  * they find goes to h->scan / h->scan_ns, which the first bring-up
- * publishes as info / ns and a reconnect only compares with them (the
- * submission path reads info and ns without a lock, so they never change
- * after the connect).  Any failure of a step is a loss (wnh_ctrl_event),
- * which during the first bring-up the connect call reports.
+ * publishes as info / ns and a reconnect only compares with info (the
+ * submission path reads info without a lock, so its limits never change
+ * after the connect); the namespaces found are published again (ns.c).
+ * Any failure of a step is a loss (wnh_ctrl_event), which during the
+ * first bring-up the connect call reports.
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -17,9 +17,25 @@
  * private data {recfmt 0, qid, hrqsize, hsqsize}; Fabrics Connect with
  * the 1024-byte Connect data as a keyed SGL; Property Get CAP and VS;
  * Property Set CC.EN and Property Get CSTS until RDY, for at most CAP.TO;
- * Identify Controller; Set Features Number of Queues; Identify of the
- * active namespace list and of each namespace; then every I/O queue's
- * connection and Connect.  Keep-alive runs every KATO/2 from then on.
+ * Identify Controller; the NVM command set's Identify Controller (CNS
+ * 06h, its size limits; a controller that fails it has none); Set
+ * Features Number of Queues; Identify of the active namespace list and
+ * of each namespace; then every I/O queue's connection and Connect.
+ * Keep-alive runs every KATO/2 from then on.
+ *
+ * Asynchronous events.  Once connected (and after every reconnect) the
+ * host enables the notices it handles that the controller advertises
+ * (Set Features Asynchronous Event Configuration: namespace attribute,
+ * firmware activation) and keeps min(AERL + 1, 4) Asynchronous Event
+ * Requests outstanding on the admin queue, with no timeout.  For each
+ * event it reads the log page the event names (which re-enables the
+ * event), for a namespace attribute notice identifies the namespaces
+ * again - wharf_nvmf_host_info() nr_ns and wharf_nvmf_host_ns() then
+ * show added, removed and resized namespaces; I/O to a removed one
+ * fails with -EINVAL at submission (or the controller's error when
+ * already sent) - and calls on_event.  An AER that completes with an
+ * error is not submitted again; AERs outstanding at a loss are not held
+ * like user commands: the new association arms its own.
  *
  * I/O.  wharf_nvmf_host_read(), _write(), _flush(), _write_zeroes() and
  * _dsm_deallocate() run on the I/O
@@ -46,8 +62,11 @@
  * Fabrics Connect, CC.EN and CSTS.RDY, Identify, every I/O queue); a
  * refused or unreachable attempt just schedules the next one.  The
  * controller must come back the same: as many I/O queues, no smaller
- * queues, transfer and in-capsule limits, the same namespaces; otherwise
- * the attempt counts as failed.  Until ctrl_loss_tmo_ms has passed since
+ * queues, transfer and in-capsule limits; otherwise the attempt counts
+ * as failed (the namespaces it finds replace the list, as a namespace
+ * notice would).  A command the controller answered completes with that
+ * answer and is never sent again, whatever its DNR bit; only a command
+ * that got no completion is.  Until ctrl_loss_tmo_ms has passed since
  * the loss, user commands outstanding at the loss and those submitted
  * meanwhile are held, not failed, and sent again on the same queue (same
  * shard) once it is connected again; each callback still runs once, on
@@ -191,7 +210,9 @@ typedef void (*wharf_nvmf_host_event_cb)(const struct wharf_nvmf_host_event *ev,
 
 /** Options for wharf_nvmf_host_connect(); start from _opts_init(). */
 struct wharf_nvmf_host_opts {
-	/** sizeof(struct wharf_nvmf_host_opts) as compiled by the caller. */
+	/** sizeof(struct wharf_nvmf_host_opts) as compiled by the caller
+	 * (a caller built before on_event was appended passes its smaller
+	 * size: the members past it count as 0). */
 	size_t size;
 	/** The connection manager the queues connect on (required); it must
 	 * outlive the controller. */
@@ -269,8 +290,9 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
  * On failure every queue already connected is disconnected and freed
  * before the call returns.
  *
- * Return: 0; -EINVAL for NULL arguments or bad options (size, an NQN
- * longer than 223 bytes, queue_size 1); -ECONNREFUSED when the target
+ * Return: 0; -EINVAL for NULL arguments or bad options (a size that is
+ * no version of the struct, an NQN longer than 223 bytes, queue_size
+ * 1); -ECONNREFUSED when the target
  * rejected a queue's connection (CM REJ with the NVMe-oF status) or
  * failed a Fabrics Connect (unknown subsystem, host not allowed: @err
  * names the status and the field); -ETIMEDOUT when a step, CSTS.RDY (CAP.TO)
@@ -310,7 +332,8 @@ int wharf_nvmf_host_disconnect(struct wharf_nvmf_host *host);
 
 /** What the controller reported and the host negotiated. */
 struct wharf_nvmf_host_info {
-	/** sizeof(struct wharf_nvmf_host_info) as compiled by the caller. */
+	/** sizeof(struct wharf_nvmf_host_info) as compiled by the caller
+	 * (an older, smaller size gets the members it has). */
 	size_t size;
 	/** Controller ID the admin Connect returned. */
 	uint16_t cntlid;
@@ -365,9 +388,12 @@ struct wharf_nvmf_host_info {
  * wharf_nvmf_host_info - what @host negotiated.
  * @out: filled; @out->size must be set.
  *
- * Constant after the connect except cntlid, which a reconnect renews.
+ * Constant after the connect except cntlid, which a reconnect renews,
+ * and nr_ns, which a namespace attribute notice or a reconnect may
+ * change.
  *
- * Return: 0; -EINVAL for NULL arguments or a bad size.
+ * Return: 0; -EINVAL for NULL arguments or a size that is no version of
+ * the struct.
  * Context: any thread; takes the controller's lock for the copy (never
  * held long).  No RCU rule.
  */
@@ -395,9 +421,14 @@ struct wharf_nvmf_host_ns {
  * wharf_nvmf_host_ns - the @index-th active namespace.
  * @index: 0 .. nr_ns - 1 (wharf_nvmf_host_info()).
  * @out: filled; @out->size must be set.
+ *
+ * The list changes when a namespace attribute notice (on_event) or a
+ * reconnect finds other namespaces: indexes then move; match on nsid.
+ *
  * Return: 0; -EINVAL for NULL arguments or a bad size; -ENOENT for an
  * index past the last namespace.
- * Context: any thread; non-blocking.  No RCU rule.
+ * Context: any thread; takes the controller's lock for the copy (never
+ * held long).  No RCU rule.
  */
 int wharf_nvmf_host_ns(const struct wharf_nvmf_host *host, unsigned index,
 		       struct wharf_nvmf_host_ns *out);
@@ -423,7 +454,8 @@ wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q);
 
 /**
  * A command completed.  @status: 0; -EIO when the controller returned an
- * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14); -ENODEV
+ * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14; never
+ * retried by the library, DNR or not); -ENODEV
  * when the controller was lost for good (ctrl_loss_tmo_ms) first;
  * -ENOLINK when fast_io_fail_tmo_ms failed it while reconnecting;
  * -ECONNABORTED when the controller was disconnected first; the reason of
@@ -515,8 +547,9 @@ int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
  *
  * Return: 0 (@cb runs exactly once, later); -EOPNOTSUPP when Identify
  * Controller ONCS lacks Write Zeroes; -EINVAL for NULL arguments, @nlb 0
- * or above WHARF_NVMF_HOST_WZ_MAX_BLOCKS, an unknown @nsid or a range
- * past the end of the namespace; -EAGAIN, -ENOTCONN, -EPERM and -errno
+ * or above WHARF_NVMF_HOST_WZ_MAX_BLOCKS or the controller's WZSL
+ * (wharf_nvmf_host_info() wzsl), an unknown @nsid or a range past the
+ * end of the namespace; -EAGAIN, -ENOTCONN, -EPERM and -errno
  * of the post as wharf_nvmf_host_read().
  * Context: @q's owner shard; non-blocking.
  */
@@ -551,8 +584,10 @@ struct wharf_nvmf_host_range {
  * Return: 0 (@cb runs exactly once, later); -EOPNOTSUPP when Identify
  * Controller ONCS lacks Dataset Management; -EINVAL for NULL arguments,
  * @nr 0 or above WHARF_NVMF_HOST_DSM_MAX_RANGES, a range of 0 blocks or
- * past the end of the namespace, an unknown @nsid, or a range list
- * larger than max_io_size; -EAGAIN, -ENOTCONN, -EPERM and -errno of the
+ * past the end of the namespace, an unknown @nsid, a range list larger
+ * than max_io_size, or above the controller's DMRL (ranges), DMRSL
+ * (blocks of a range) or DMSL (blocks in all; wharf_nvmf_host_info());
+ * -EAGAIN, -ENOTCONN, -EPERM and -errno of the
  * post as wharf_nvmf_host_read().
  * Context: @q's owner shard; non-blocking.
  */
@@ -603,7 +638,8 @@ int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
 
 /** The controller's state and recovery counters. */
 struct wharf_nvmf_host_stats {
-	/** sizeof(struct wharf_nvmf_host_stats) as compiled by the caller. */
+	/** sizeof(struct wharf_nvmf_host_stats) as compiled by the caller
+	 * (an older, smaller size gets the members it has). */
 	size_t size;
 	enum wharf_nvmf_host_state state;
 	/** Losses (LIVE -> RESETTING). */
@@ -628,7 +664,8 @@ struct wharf_nvmf_host_stats {
  * wharf_nvmf_host_stats - snapshot @host's state and recovery counters.
  * @host: the controller.
  * @out: filled; @out->size must be set.
- * Return: 0; -EINVAL for NULL arguments or a bad size.
+ * Return: 0; -EINVAL for NULL arguments or a size that is no version of
+ * the struct.
  * Context: any thread; non-blocking (each value is read atomically, the
  * whole is not one instant).  No RCU rule.
  */
