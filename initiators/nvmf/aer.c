@@ -189,6 +189,11 @@ static void step_done(int status, uint16_t nvme_status, void *arg)
 		h->aer.n = 0;
 		return;
 	}
+	if (status && h->aer.step != NHA_LOG) { /* the rescan failed */
+		ev->rescan_status = status;
+		deliver(h);
+		return;
+	}
 	switch (h->aer.step) {
 	case NHA_LOG:
 		ev->log_status = status;
@@ -196,21 +201,11 @@ static void step_done(int status, uint16_t nvme_status, void *arg)
 		got_log(h);
 		break;
 	case NHA_NS_LIST:
-		if (status) {
-			ev->rescan_status = status;
-			deliver(h);
-			break;
-		}
 		h->aer.nr = wnh_ns_list_parse(h->aer.id, h->aer.ns);
 		h->aer.next = 0;
 		identify_ns(h);
 		break;
 	case NHA_ID_NS:
-		if (status) {
-			ev->rescan_status = status;
-			deliver(h);
-			break;
-		}
 		wnh_ns_parse(h->aer.id, &h->aer.ns[h->aer.next]);
 		h->aer.next++;
 		identify_ns(h);

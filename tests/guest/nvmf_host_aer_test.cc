@@ -176,14 +176,6 @@ class NvmfHostAer : public ::testing::Test
 		return rc;
 	}
 
-	static struct wharf_nvmf_host_stats Stats(wharf_nvmf_host *h)
-	{
-		struct wharf_nvmf_host_stats s = {};
-		s.size = sizeof(s);
-		EXPECT_EQ(0, wharf_nvmf_host_stats(h, &s));
-		return s;
-	}
-
 	static unsigned NrNs(wharf_nvmf_host *h)
 	{
 		struct wharf_nvmf_host_info in = {};
@@ -325,7 +317,7 @@ TEST_F(NvmfHostAer, NvmetNamespaceAddedAndRemoved)
 						 &qs));
 	EXPECT_EQ(0u, qs.retried);
 
-	struct wharf_nvmf_host_stats s = Stats(h);
+	struct wharf_nvmf_host_stats s = HostStats(h);
 	EXPECT_EQ(2u, s.events);
 	EXPECT_EQ(2u, s.ns_rescans);
 	EXPECT_EQ(WHARF_NVMF_HOST_LIVE, s.state);
@@ -345,15 +337,15 @@ TEST_F(NvmfHostAer, NvmetReconnectRearms)
 		  Sh(std::string("rm ") + kPortDir + "/subsystems/" + kNvmetSub,
 		     &out))
 		<< out;
-	EXPECT_TRUE(
-		Poll([&] { return Stats(h).state != WHARF_NVMF_HOST_LIVE; }));
+	EXPECT_TRUE(Poll(
+		[&] { return HostStats(h).state != WHARF_NVMF_HOST_LIVE; }));
 	EXPECT_EQ(0, Sh("ln -s " + sub + " " + kPortDir + "/subsystems/" +
 				kNvmetSub,
 			&out))
 		<< out;
-	EXPECT_TRUE(
-		Poll([&] { return Stats(h).state == WHARF_NVMF_HOST_LIVE; }));
-	EXPECT_GE(Stats(h).reconnects, 1u);
+	EXPECT_TRUE(Poll(
+		[&] { return HostStats(h).state == WHARF_NVMF_HOST_LIVE; }));
+	EXPECT_GE(HostStats(h).reconnects, 1u);
 	EXPECT_EQ(0u, ev.Count()); // the old AERs were not events
 
 	// The new association's AERs report the next change.
@@ -381,7 +373,7 @@ TEST_F(NvmfHostAer, WharfTgtDisconnectWithAersOutstanding)
 		EXPECT_TRUE(Poll([&] { return tgt.Stats()["held"] == 4; }))
 			<< tgt.Stats()["held"];
 		EXPECT_EQ(0, WriteRead(h, 1, 5));
-		EXPECT_EQ(0u, Stats(h).events);
+		EXPECT_EQ(0u, HostStats(h).events);
 		EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
 	}
 	EXPECT_TRUE(tgt.BackToZero());
