@@ -44,7 +44,7 @@ static bool live(const struct wharf_nvmf_host *h)
 static void aer_done(int status, uint16_t nvme_status, void *arg);
 static void handle_next(struct wharf_nvmf_host *h);
 
-static void submit_aer(struct wharf_nvmf_host *h)
+static int submit_aer(struct wharf_nvmf_host *h)
 {
 	union nvmf_cmd c;
 	int rc;
@@ -57,6 +57,7 @@ static void submit_aer(struct wharf_nvmf_host *h)
 			      h->subnqn, strerror(-rc));
 	else
 		h->aer.outstanding++;
+	return rc;
 }
 
 static void aec_done(int status, uint16_t nvme_status, void *arg)
@@ -72,7 +73,8 @@ static void aec_done(int status, uint16_t nvme_status, void *arg)
 	else if (status)
 		return; /* lost or closing */
 	while (live(h) && h->aer.outstanding < n)
-		submit_aer(h);
+		if (submit_aer(h))
+			break; /* no free slot: fewer AERs */
 }
 
 void wnh_aer_start(struct wharf_nvmf_host *h)
