@@ -39,7 +39,9 @@
  *
  * The controller's recovery state (enum wharf_nvmf_host_state, ctrl_sm.h)
  * belongs to the admin shard (recover.c); the queues' shards report to it
- * and it sends them work, all by wharf_shard_send().
+ * and it sends them work, all by wharf_shard_send().  So do the
+ * asynchronous events (struct wnh_aer_state, aer.c) and the publishing
+ * of the namespace list (ns.c), which the I/O shards read through RCU.
  */
 #ifndef WHARF_INITIATORS_NVMF_HOST_INT_H
 #define WHARF_INITIATORS_NVMF_HOST_INT_H
