@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include <iostream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -184,6 +185,19 @@ class NvmfHostAer : public ::testing::Test
 		return in.nr_ns;
 	}
 
+	// The CNS 06h limits the host found, printed.
+	static struct wharf_nvmf_host_info PrintLimits(const char *who,
+						       wharf_nvmf_host *h)
+	{
+		struct wharf_nvmf_host_info in = {};
+		in.size = sizeof(in);
+		EXPECT_EQ(0, wharf_nvmf_host_info(h, &in));
+		std::cout << who << ": CNS 06h limits wzsl " << +in.wzsl
+			  << " dmrl " << +in.dmrl << " dmrsl " << in.dmrsl
+			  << " dmsl " << in.dmsl << "\n";
+		return in;
+	}
+
 	// Namespace @nsid as wharf_nvmf_host_ns() lists it (nsid 0: none).
 	static struct wharf_nvmf_host_ns FindNs(wharf_nvmf_host *h,
 						uint32_t nsid)
@@ -283,6 +297,7 @@ TEST_F(NvmfHostAer, NvmetNamespaceAddedAndRemoved)
 	std::string out;
 	if (Connect(kNvmetPort, kNvmetSub, &ev, &h))
 		return;
+	PrintLimits("nvmet", h);
 	EXPECT_EQ(1u, NrNs(h));
 	EXPECT_EQ(-EINVAL, ReadNs(h, 2));
 
@@ -369,6 +384,9 @@ TEST_F(NvmfHostAer, WharfTgtDisconnectWithAersOutstanding)
 	Events ev;
 	wharf_nvmf_host *h = nullptr;
 	if (Connect(kWharfPort, kWharfSub, &ev, &h) == 0) {
+		// It answers CNS 06h with Invalid Field: no limits.
+		struct wharf_nvmf_host_info in = PrintLimits("wharf", h);
+		EXPECT_EQ(0u, in.wzsl + in.dmrl + in.dmrsl + in.dmsl);
 		// wharf-nvmf-tgt parks AERs (AERL 3: four) until an event.
 		EXPECT_TRUE(Poll([&] { return tgt.Stats()["held"] == 4; }))
 			<< tgt.Stats()["held"];
