@@ -10,8 +10,9 @@
  * Placement.  The admin queue lives on shard 0; I/O queue i (0-based) on
  * shard i % shards, so N queues spread evenly over the shards and each
  * queue's connection, work requests and completions stay on one thread.
- * Admin traffic after the bring-up is a keep-alive every KATO/2, so
- * sharing shard 0 with I/O queue 0 costs nothing measurable.
+ * Admin traffic after the bring-up is a keep-alive every KATO/2 and the
+ * rare asynchronous event, so sharing shard 0 with I/O queue 0 costs
+ * nothing measurable.
  *
  * Bring-up (wharf_nvmf_host_connect(), all on the queues' shards): CM
  * private data {recfmt 0, qid, hrqsize, hsqsize}; Fabrics Connect with
