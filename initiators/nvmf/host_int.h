@@ -41,7 +41,7 @@
  * belongs to the admin shard (recover.c); the queues' shards report to it
  * and it sends them work, all by wharf_shard_send().  So do the
  * asynchronous events (struct wnh_aer_state, aer.c) and the publishing
- * of the namespace list (ns.c), which the I/O shards read through RCU.
+ * of the namespace list (ns.c), which the I/O shards read lock-free.
  */
 #ifndef WHARF_INITIATORS_NVMF_HOST_INT_H
 #define WHARF_INITIATORS_NVMF_HOST_INT_H
@@ -254,7 +254,7 @@ struct wharf_nvmf_host {
 
 	/* Written on the admin shard before `done` (info.cntlid, info.nr_ns
 	 * and ns also later, under lock), read after it.  The I/O shards
-	 * read the namespaces from nst (RCU), never from ns. */
+	 * read the namespaces from nst (ns.c), never from ns. */
 	struct wharf_nvmf_host_info info;
 	struct wharf_nvmf_host_ns ns[WHARF_NVMF_HOST_MAX_NS];
 	struct wnh_ns_table *nst;

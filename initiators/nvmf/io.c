@@ -12,7 +12,7 @@
 static const struct wharf_nvmf_host_ns *find_ns(const struct wharf_nvmf_host *h,
 						uint32_t nsid)
 {
-	return wnh_ns_find(h, nsid); /* the shard's RCU view */
+	return wnh_ns_find(h, nsid); /* lock-free, ns.c */
 }
 
 static int rw(struct wharf_nvmf_host_queue *q, uint8_t opc, uint32_t nsid,

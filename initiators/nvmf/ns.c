@@ -6,32 +6,33 @@
  * Two copies: info.nr_ns and ns[] under the host's lock for
  * wharf_nvmf_host_info() / _ns() (any thread), and an immutable table
  * for the submission path on the I/O shards, replaced whole by the admin
- * shard with RCU (urcu-qsbr: a shard callback is a read-side section, so
- * the old table is freed after every shard has passed a quiescent
- * state).  The submission path takes no lock.
+ * shard (release store; the readers acquire-load it).  The submission
+ * path takes no lock.
+ *
+ * A replaced table is kept, on a list, until the disconnect frees them
+ * all, once every queue is gone: its last reader's submission then
+ * happens before the free through the queue's gone flag (host lock), an
+ * ordering ThreadSanitizer can check.  Freeing it after an urcu-qsbr
+ * grace period would be cheaper in memory, but liburcu is not
+ * instrumented and TSan reports that free as a race.  A rescan is rare
+ * (a namespace notice, a reconnect) and a table is at most 64 entries.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <urcu/urcu-qsbr.h>
 
 #include "initiators/nvmf/host_int.h"
 
 struct wnh_ns_table {
-	struct rcu_head rcu;
+	struct wnh_ns_table *retired; /* older tables, kept until the end */
 	unsigned nr;
 	struct wharf_nvmf_host_ns ns[];
 };
 
-static void table_free_rcu(struct rcu_head *head)
-{
-	free(caa_container_of(head, struct wnh_ns_table, rcu));
-}
-
 int wnh_ns_publish(struct wharf_nvmf_host *h,
 		   const struct wharf_nvmf_host_ns *ns, unsigned nr)
 {
-	struct wnh_ns_table *t, *old;
+	struct wnh_ns_table *t;
 
 	if (nr > WHARF_NVMF_HOST_MAX_NS)
 		nr = WHARF_NVMF_HOST_MAX_NS;
@@ -44,11 +45,9 @@ int wnh_ns_publish(struct wharf_nvmf_host *h,
 	memset(h->ns, 0, sizeof(h->ns));
 	memcpy(h->ns, ns, nr * sizeof(h->ns[0]));
 	h->info.nr_ns = nr;
-	old = h->nst;
+	t->retired = h->nst;
 	__atomic_store_n(&h->nst, t, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&h->lock);
-	if (old)
-		urcu_qsbr_call_rcu(&old->rcu, table_free_rcu);
 	return 0;
 }
 
@@ -66,7 +65,12 @@ const struct wharf_nvmf_host_ns *wnh_ns_find(const struct wharf_nvmf_host *h,
 
 void wnh_ns_free(struct wharf_nvmf_host *h)
 {
-	free(h->nst);
+	struct wnh_ns_table *t = h->nst, *next;
+
+	for (; t; t = next) {
+		next = t->retired;
+		free(t);
+	}
 	h->nst = NULL;
 }
 
