@@ -422,7 +422,32 @@ _Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, rdma_cms) == 567,
 _Static_assert(offsetof(struct wharf_nvmf_host_disc_entry, rdma_pkey) == 568,
 	       "struct wharf_nvmf_host_disc_entry: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_nvmf_host_info) == 400,
+_Static_assert(sizeof(struct wharf_nvmf_host_event) == 48,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, size) == 0,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, dw0) == 8,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, type) == 12,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, info) == 13,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, log_page) == 14,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, log_status) == 16,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, log_nvme_status) == 20,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, log) == 24,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, log_len) == 32,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, nr_changed) == 36,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_event, rescan_status) == 40,
+	       "struct wharf_nvmf_host_event: ./wharf abi --update");
+
+_Static_assert(sizeof(struct wharf_nvmf_host_info) == 416,
 	       "struct wharf_nvmf_host_info: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_info, size) == 0,
 	       "struct wharf_nvmf_host_info: ./wharf abi --update");
@@ -464,6 +489,14 @@ _Static_assert(offsetof(struct wharf_nvmf_host_info, nr_ns) == 392,
 	       "struct wharf_nvmf_host_info: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_info, oncs) == 396,
 	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, wzsl) == 398,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, dmrl) == 399,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, dmrsl) == 400,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_info, dmsl) == 408,
+	       "struct wharf_nvmf_host_info: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_nvmf_host_ns) == 32,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
@@ -480,7 +513,7 @@ _Static_assert(offsetof(struct wharf_nvmf_host_ns, dlfeat) == 24,
 _Static_assert(offsetof(struct wharf_nvmf_host_ns, dealloc_reads_zero) == 25,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_nvmf_host_opts) == 112,
+_Static_assert(sizeof(struct wharf_nvmf_host_opts) == 128,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_opts, size) == 0,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
@@ -522,6 +555,10 @@ _Static_assert(offsetof(struct wharf_nvmf_host_opts, on_state) == 96,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_opts, state_arg) == 104,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, on_event) == 112,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, event_arg) == 120,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_nvmf_host_queue_stats) == 88,
 	       "struct wharf_nvmf_host_queue_stats: ./wharf abi --update");
@@ -558,7 +595,7 @@ _Static_assert(offsetof(struct wharf_nvmf_host_range, slba) == 0,
 _Static_assert(offsetof(struct wharf_nvmf_host_range, nlb) == 8,
 	       "struct wharf_nvmf_host_range: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_nvmf_host_stats) == 64,
+_Static_assert(sizeof(struct wharf_nvmf_host_stats) == 80,
 	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_stats, size) == 0,
 	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
@@ -575,6 +612,10 @@ _Static_assert(offsetof(struct wharf_nvmf_host_stats, retried) == 40,
 _Static_assert(offsetof(struct wharf_nvmf_host_stats, failed_held) == 48,
 	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_stats, last_error) == 56,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, events) == 64,
+	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_stats, ns_rescans) == 72,
 	       "struct wharf_nvmf_host_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_qp_dev_opts) == 16,

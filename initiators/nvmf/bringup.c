@@ -1,18 +1,21 @@
 /*
  * initiators/nvmf/bringup.c - the admin queue's state machine (enum
  * wnh_step, admin shard only): after the admin Connect, Property Get CAP
- * and VS, CC.EN and CSTS.RDY within CAP.TO, Identify Controller, Set
- * Features Number of Queues, the active namespace list and each
- * namespace, then the I/O queues; keep-alive every KATO/2 from the admin
- * Connect on (the controller's timer starts there); the normal shutdown
- * (CC.SHN, CSTS.SHST) at disconnect.  One completion handler, one switch.
+ * and VS, CC.EN and CSTS.RDY within CAP.TO, Identify Controller, the
+ * NVM command set's Identify Controller (CNS 06h: size limits; an NVMe
+ * error means none), Set Features Number of Queues, the active namespace
+ * list and each namespace, then the I/O queues; keep-alive every KATO/2
+ * from the admin Connect on (the controller's timer starts there); the
+ * normal shutdown (CC.SHN, CSTS.SHST) at disconnect.  One completion
+ * handler, one switch.
  *
  * The same steps run again for each reconnect attempt (recover.c): what
  * they find goes to h->scan / h->scan_ns, which the first bring-up
- * publishes as info / ns and a reconnect only compares with them (the
- * submission path reads info and ns without a lock, so they never change
- * after the connect).  Any failure of a step is a loss (wnh_ctrl_event),
- * which during the first bring-up the connect call reports.
+ * publishes as info / ns and a reconnect only compares with info (the
+ * submission path reads info without a lock, so its limits never change
+ * after the connect); the namespaces found are published again (ns.c).
+ * Any failure of a step is a loss (wnh_ctrl_event), which during the
+ * first bring-up the connect call reports.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -22,8 +25,11 @@
 
 #include "initiators/nvmf/ctrl_sm.h"
 #include "initiators/nvmf/host_int.h"
+#include "initiators/nvmf/limits.h"
 
 #define POLL_NS (10ull * 1000 * 1000) /* CSTS polling period */
+/* next()'s result for an Identify CNS 06h the controller failed. */
+#define ID_CS_FAILED UINT64_MAX
 
 static const char *step_name(enum wnh_step s)
 {
@@ -35,6 +41,7 @@ static const char *step_name(enum wnh_step s)
 		"Property Set CC",
 		"Property Get CSTS",
 		"Identify Controller",
+		"Identify I/O Command Set Controller (NVM)",
 		"Set Features Number of Queues",
 		"Identify Active Namespace List",
 		"Identify Namespace",
@@ -169,6 +176,8 @@ static void got_id_ctrl(struct wharf_nvmf_host *h)
 	in->msdbd = id->msdbd;
 	in->nn = id->nn;
 	in->oncs = id->oncs;
+	h->aerl = id->aerl;
+	h->oaes = id->oaes;
 	copy_str(in->sn, id->sn, sizeof(id->sn));
 	copy_str(in->mn, id->mn, sizeof(id->mn));
 	copy_str(in->fr, id->fr, sizeof(id->fr));
@@ -180,28 +189,13 @@ static void got_id_ctrl(struct wharf_nvmf_host *h)
 
 static void got_ns_list(struct wharf_nvmf_host *h)
 {
-	const uint32_t *l = (const void *)h->id_buf;
-
-	memset(h->scan_ns, 0, sizeof(h->scan_ns));
-	h->scan.nr_ns = 0;
-	for (unsigned i = 0; i < NVMF_NSID_LIST_MAX && l[i] &&
-			     h->scan.nr_ns < WHARF_NVMF_HOST_MAX_NS;
-	     i++)
-		h->scan_ns[h->scan.nr_ns++].nsid = l[i];
+	h->scan.nr_ns = wnh_ns_list_parse(h->id_buf, h->scan_ns);
 	h->ns_next = 0;
 }
 
 static void got_ns(struct wharf_nvmf_host *h)
 {
-	const struct nvmf_id_ns *id = (const void *)h->id_buf;
-	struct wharf_nvmf_host_ns *ns = &h->scan_ns[h->ns_next];
-	uint8_t lbads = id->lbaf[id->flbas & 0xF].lbads;
-
-	ns->size = sizeof(*ns);
-	ns->nblocks = id->nsze;
-	ns->block_size = lbads >= 9 && lbads <= 16 ? 1u << lbads : 0;
-	ns->dlfeat = id->dlfeat;
-	ns->dealloc_reads_zero = wnh_dlfeat_reads_zero(id->dlfeat);
+	wnh_ns_parse(h->id_buf, &h->scan_ns[h->ns_next]);
 }
 
 /* A reconnect: why the controller found now cannot carry on the one
@@ -218,13 +212,8 @@ static const char *changed(const struct wharf_nvmf_host *h, uint32_t entries)
 		return "a smaller transfer limit (MDTS)";
 	if (b->in_capsule_size < a->in_capsule_size)
 		return "a smaller in-capsule size";
-	if (b->nr_ns != a->nr_ns)
-		return "another namespace list";
-	for (unsigned i = 0; i < a->nr_ns; i++)
-		if (h->scan_ns[i].nsid != h->ns[i].nsid ||
-		    h->scan_ns[i].block_size != h->ns[i].block_size ||
-		    h->scan_ns[i].nblocks != h->ns[i].nblocks)
-			return "a namespace changed";
+	/* The namespaces may have changed (start_io_queues publishes the
+	 * new list, as a namespace attribute notice would). */
 	return NULL;
 }
 
@@ -244,8 +233,12 @@ static void start_io_queues(struct wharf_nvmf_host *h)
 		pthread_mutex_lock(&h->lock);
 		h->nio = h->scan.nr_io_queues;
 		h->info = h->scan;
-		memcpy(h->ns, h->scan_ns, sizeof(h->ns));
 		pthread_mutex_unlock(&h->lock);
+		if (wnh_ns_publish(h, h->scan_ns, h->scan.nr_ns)) {
+			step_fail(h, -ENOMEM, "namespaces: %s",
+				  strerror(ENOMEM));
+			return;
+		}
 		for (unsigned i = 0; i < h->nio; i++) {
 			struct wharf_nvmf_host_queue *q = &h->io[i];
 
@@ -259,6 +252,9 @@ static void start_io_queues(struct wharf_nvmf_host *h)
 			  "reconnect: the controller came back with "
 			  "%s",
 			  why);
+		return;
+	} else if (wnh_ns_publish(h, h->scan_ns, h->scan.nr_ns)) {
+		step_fail(h, -ENOMEM, "namespaces: %s", strerror(ENOMEM));
 		return;
 	} else {
 		pthread_mutex_lock(&h->lock);
@@ -436,6 +432,17 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 		break;
 	case NHS_ID_CTRL:
 		got_id_ctrl(h);
+		/* Linux asks from NVMe 1.2 on; any failure: no limits. */
+		wnh_cmd_identify_csi(&c, NVMF_CNS_CS_CTRL, NVMF_CSI_NVM);
+		submit(h, NHS_ID_CS_CTRL, &c, NH_DIR_FROM_CTRL, h->id_buf,
+		       NVMF_IDENTIFY_SIZE);
+		break;
+	case NHS_ID_CS_CTRL:
+		wnh_nvm_limits(r == ID_CS_FAILED
+				       ? NULL
+				       : (const struct nvmf_id_ctrl_nvm
+						  *)(const void *)h->id_buf,
+			       &h->scan);
 		wnh_cmd_set_nqueues(&c, h->want_queues);
 		submit(h, NHS_NQUEUES, &c, NH_DIR_NONE, NULL, 0);
 		break;
@@ -498,7 +505,9 @@ static void admin_cb(int status, uint16_t nvme_status, void *arg)
 		h->step = NHS_STOPPED; /* the queue was lost: it reports */
 		return;
 	}
-	if (status == -EIO) {
+	if (status == -EIO && h->step == NHS_ID_CS_CTRL) {
+		next(h, ID_CS_FAILED); /* not supported: no limits */
+	} else if (status == -EIO) {
 		wnh_status_str(nvme_status, st, sizeof(st));
 		step_fail(h, -EIO, "admin %s failed: %s", step_name(h->step),
 			  st);

@@ -179,6 +179,24 @@ void wnh_cmd_keep_alive(union nvmf_cmd *c)
 	admin(c, NVMF_ADM_KEEP_ALIVE, 0);
 }
 
+void wnh_cmd_aer(union nvmf_cmd *c)
+{
+	admin(c, NVMF_ADM_ASYNC_EVENT, 0);
+}
+
+void wnh_cmd_set_aec(union nvmf_cmd *c, uint32_t aec)
+{
+	admin(c, NVMF_ADM_SET_FEATURES, 0);
+	c->common.cdw10 = NVMF_FEAT_ASYNC_EVENT;
+	c->common.cdw11 = aec;
+}
+
+void wnh_cmd_identify_csi(union nvmf_cmd *c, uint8_t cns, uint8_t csi)
+{
+	wnh_cmd_identify(c, cns, 0);
+	c->common.cdw11 = (uint32_t)csi << 24;
+}
+
 void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
 		uint32_t nlb)
 {

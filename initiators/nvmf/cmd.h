@@ -41,6 +41,12 @@ void wnh_cmd_identify(union nvmf_cmd *c, uint8_t cns, uint32_t nsid);
  * queues (>= 1). */
 void wnh_cmd_set_nqueues(union nvmf_cmd *c, unsigned n);
 void wnh_cmd_keep_alive(union nvmf_cmd *c);
+/* Asynchronous Event Request; Set Features Asynchronous Event
+ * Configuration (0Bh) with @aec; Identify @cns for command set @csi
+ * (CDW11 31:24). */
+void wnh_cmd_aer(union nvmf_cmd *c);
+void wnh_cmd_set_aec(union nvmf_cmd *c, uint32_t aec);
+void wnh_cmd_identify_csi(union nvmf_cmd *c, uint8_t cns, uint8_t csi);
 /* Read / Write of @nlb (>= 1) blocks at @slba; Flush. */
 void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
 		uint32_t nlb);

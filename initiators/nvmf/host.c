@@ -6,6 +6,7 @@
  * close the admin queue; wait; free), accessors and counters.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -217,6 +218,7 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	wnh_queue_free(&h->admin);
 	free(h->io);
 	free(h->disc_log);
+	wnh_ns_free(h);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -258,6 +260,26 @@ static void default_hostnqn(struct wharf_nvmf_host *h)
 		 "%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
 		 u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* The smallest sizes callers compiled against (the structs before
+ * members were appended): the library reads and writes only the caller's
+ * size bytes. */
+#define OPTS_MIN  offsetof(struct wharf_nvmf_host_opts, on_event)
+#define INFO_MIN  offsetof(struct wharf_nvmf_host_info, wzsl)
+#define STATS_MIN offsetof(struct wharf_nvmf_host_stats, events)
+
+/* @in (the caller's size) into @out (the full struct, appended members
+ * 0); -EINVAL for a NULL @in or an unknown size. */
+static int opts_copy(const struct wharf_nvmf_host_opts *in,
+		     struct wharf_nvmf_host_opts *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!in || in->size < OPTS_MIN || in->size > sizeof(*out))
+		return -EINVAL;
+	memcpy(out, in, in->size);
+	out->size = sizeof(*out);
+	return 0;
 }
 
 static int check_opts(const struct wharf_nvmf_host_opts *o)
@@ -341,6 +363,8 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 	h->fast_io_fail_tmo_ms = o->fast_io_fail_tmo_ms;
 	h->on_state = o->on_state;
 	h->state_arg = o->state_arg;
+	h->on_event = o->on_event;
+	h->event_arg = o->event_arg;
 	atomic_init(&h->cstate, WHARF_NVMF_HOST_NEW);
 	h->info.size = sizeof(h->info);
 	h->info.kato_ms = h->kato_ms;
@@ -390,11 +414,14 @@ static int bring_up(struct wharf_nvmf_host *h)
 int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 			    size_t errlen, struct wharf_nvmf_host **out)
 {
+	struct wharf_nvmf_host_opts o;
 	struct wharf_nvmf_host *h;
-	int rc = check_opts(opts);
+	int rc = opts_copy(opts, &o);
 
 	if (err && errlen)
 		err[0] = '\0';
+	if (!rc)
+		rc = check_opts(&o);
 	if (rc || !out) {
 		if (err && errlen)
 			snprintf(err, errlen, "invalid options");
@@ -402,7 +429,7 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 	}
 	if (wharf_shard_current())
 		return -EDEADLK;
-	h = host_new(opts);
+	h = host_new(&o);
 	if (!h)
 		return -ENOMEM;
 	rc = bring_up(h);
@@ -464,18 +491,18 @@ int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
 
 	if (err && errlen)
 		err[0] = '\0';
-	if (!opts || opts->size != sizeof(*opts) || !out || !nr) {
+	if (opts_copy(opts, &o) || !out || !nr) {
 		if (err && errlen)
 			snprintf(err, errlen, "invalid options");
 		return -EINVAL;
 	}
 	*out = NULL;
 	*nr = 0;
-	o = *opts;
 	if (!o.subnqn)
 		o.subnqn = NVMF_DISC_NQN;
 	o.nr_io_queues = 1; /* never connected */
 	o.no_keep_alive = true;
+	o.on_event = NULL; /* no AER on a discovery controller here */
 	if (check_opts(&o)) {
 		if (err && errlen)
 			snprintf(err, errlen, "invalid options");
@@ -504,24 +531,35 @@ int wharf_nvmf_host_info(const struct wharf_nvmf_host *host,
 			 struct wharf_nvmf_host_info *out)
 {
 	struct wharf_nvmf_host *h = (struct wharf_nvmf_host *)host;
+	struct wharf_nvmf_host_info in;
+	size_t size;
 
-	if (!host || !out || out->size != sizeof(*out))
+	if (!host || !out || out->size < INFO_MIN || out->size > sizeof(*out))
 		return -EINVAL;
-	pthread_mutex_lock(&h->lock); /* cntlid changes at a reconnect */
-	*out = host->info;
+	size = out->size;
+	pthread_mutex_lock(&h->lock); /* cntlid, nr_ns change at run time */
+	in = host->info;
 	pthread_mutex_unlock(&h->lock);
+	in.size = size;
+	memcpy(out, &in, size);
 	return 0;
 }
 
 int wharf_nvmf_host_ns(const struct wharf_nvmf_host *host, unsigned index,
 		       struct wharf_nvmf_host_ns *out)
 {
+	struct wharf_nvmf_host *h = (struct wharf_nvmf_host *)host;
+	int rc = 0;
+
 	if (!host || !out || out->size != sizeof(*out))
 		return -EINVAL;
+	pthread_mutex_lock(&h->lock); /* a rescan may change the list */
 	if (index >= host->info.nr_ns)
-		return -ENOENT;
-	*out = host->ns[index];
-	return 0;
+		rc = -ENOENT;
+	else
+		*out = host->ns[index];
+	pthread_mutex_unlock(&h->lock);
+	return rc;
 }
 
 struct wharf_nvmf_host_queue *
@@ -560,18 +598,22 @@ int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
 int wharf_nvmf_host_stats(const struct wharf_nvmf_host *host,
 			  struct wharf_nvmf_host_stats *out)
 {
-	if (!host || !out || out->size != sizeof(*out))
+	struct wharf_nvmf_host_stats st = {.size = 0};
+
+	if (!host || !out || out->size < STATS_MIN || out->size > sizeof(*out))
 		return -EINVAL;
-	out->state = (enum wharf_nvmf_host_state)atomic_load(&host->cstate);
-	out->losses = atomic_load(&host->losses);
-	out->reconnect_attempts = atomic_load(&host->attempts);
-	out->reconnects = atomic_load(&host->reconnects);
-	out->last_error = atomic_load(&host->last_error);
-	out->retried = 0;
-	out->failed_held = 0;
+	st.size = out->size;
+	st.state = (enum wharf_nvmf_host_state)atomic_load(&host->cstate);
+	st.losses = atomic_load(&host->losses);
+	st.reconnect_attempts = atomic_load(&host->attempts);
+	st.reconnects = atomic_load(&host->reconnects);
+	st.last_error = atomic_load(&host->last_error);
 	for (unsigned i = 0; i < host->nio; i++) {
-		out->retried += atomic_load(&host->io[i].n.retried);
-		out->failed_held += atomic_load(&host->io[i].n.failed_held);
+		st.retried += atomic_load(&host->io[i].n.retried);
+		st.failed_held += atomic_load(&host->io[i].n.failed_held);
 	}
+	st.events = atomic_load(&host->events);
+	st.ns_rescans = atomic_load(&host->ns_rescans);
+	memcpy(out, &st, st.size);
 	return 0;
 }

@@ -39,7 +39,9 @@
  *
  * The controller's recovery state (enum wharf_nvmf_host_state, ctrl_sm.h)
  * belongs to the admin shard (recover.c); the queues' shards report to it
- * and it sends them work, all by wharf_shard_send().
+ * and it sends them work, all by wharf_shard_send().  So do the
+ * asynchronous events (struct wnh_aer_state, aer.c) and the publishing
+ * of the namespace list (ns.c), which the I/O shards read lock-free.
  */
 #ifndef WHARF_INITIATORS_NVMF_HOST_INT_H
 #define WHARF_INITIATORS_NVMF_HOST_INT_H
@@ -100,9 +102,10 @@ struct wnh_slot {
 	enum wnh_dir dir;
 	unsigned tries; /* times posted */
 	bool busy, sent, answered;
-	bool posted; /* its SEND was posted on the current connection */
-	bool user;   /* held across a loss (I/O queue, not Fabrics) */
-	bool in_cap; /* TO_CTRL data in the capsule */
+	bool posted;	 /* its SEND was posted on the current connection */
+	bool user;	 /* held across a loss (I/O queue, not Fabrics) */
+	bool in_cap;	 /* TO_CTRL data in the capsule */
+	bool no_timeout; /* an AER: waits for an event, no deadline */
 };
 
 /* Single-writer counters (the owner shard), read anywhere. */
@@ -156,6 +159,7 @@ enum wnh_step {
 	NHS_ENABLE,
 	NHS_CSTS, /* polling CSTS.RDY until CAP.TO */
 	NHS_ID_CTRL,
+	NHS_ID_CS_CTRL, /* Identify CNS 06h, NVM: the size limits */
 	NHS_NQUEUES,
 	NHS_NS_LIST,
 	NHS_ID_NS,	/* one Identify Namespace per active NSID */
@@ -166,6 +170,31 @@ enum wnh_step {
 	NHS_LIVE,	/* keep-alive running */
 	NHS_SHN,	/* CC.SHN set, polling CSTS.SHST */
 	NHS_STOPPED,	/* failed, torn down or shut down: events ignored */
+};
+
+/* The namespaces as the I/O shards see them (ns.c). */
+struct wnh_ns_table;
+
+/* Asynchronous events (aer.c, admin shard only). */
+enum wnh_aen_step {
+	NHA_IDLE = 0, /* no event being handled */
+	NHA_LOG,      /* Get Log Page of the event in flight */
+	NHA_NS_LIST,  /* Identify active namespace list in flight */
+	NHA_ID_NS,    /* Identify Namespace of ns[next] in flight */
+};
+
+#define NH_AEN_QUEUE 8u /* events waiting while one is handled */
+
+struct wnh_aer_state {
+	unsigned outstanding; /* AERs submitted, not completed */
+	enum wnh_aen_step step;
+	uint32_t queue[NH_AEN_QUEUE]; /* DW0s waiting */
+	unsigned head, n;
+	struct wharf_nvmf_host_event ev; /* the one being handled */
+	unsigned next, nr;		 /* rescan: Identify Namespace */
+	struct wharf_nvmf_host_ns ns[WHARF_NVMF_HOST_MAX_NS];
+	uint8_t log[NVMF_CHANGED_NS_LOG_SIZE];
+	uint8_t id[NVMF_IDENTIFY_SIZE];
 };
 
 struct wharf_nvmf_host {
@@ -181,6 +210,8 @@ struct wharf_nvmf_host {
 	uint32_t reconnect_delay_ms, ctrl_loss_tmo_ms, fast_io_fail_tmo_ms;
 	wharf_nvmf_host_state_cb on_state;
 	void *state_arg;
+	wharf_nvmf_host_event_cb on_event;
+	void *event_arg;
 	bool no_in_capsule;
 	/* wharf_nvmf_host_discover(): after CSTS.RDY read the Discovery
 	 * Log Page into disc_log (admin shard until `done`, then the
@@ -208,6 +239,8 @@ struct wharf_nvmf_host {
 	struct wharf_nvmf_host_info scan;
 	struct wharf_nvmf_host_ns scan_ns[WHARF_NVMF_HOST_MAX_NS];
 	uint16_t cntlid; /* of the current association */
+	uint8_t aerl;	 /* Identify Controller of this bring-up */
+	uint32_t oaes;
 
 	/* Recovery (recover.c, admin shard; cstate also read anywhere). */
 	atomic_int cstate; /* enum wharf_nvmf_host_state */
@@ -219,10 +252,15 @@ struct wharf_nvmf_host {
 	atomic_uint_fast64_t losses, attempts, reconnects;
 	atomic_int last_error;
 
-	/* Written on the admin shard before `done` (info.cntlid also later,
-	 * under lock), read after it. */
+	struct wnh_aer_state aer;
+	atomic_uint_fast64_t events, ns_rescans;
+
+	/* Written on the admin shard before `done` (info.cntlid, info.nr_ns
+	 * and ns also later, under lock), read after it.  The I/O shards
+	 * read the namespaces from nst (ns.c), never from ns. */
 	struct wharf_nvmf_host_info info;
 	struct wharf_nvmf_host_ns ns[WHARF_NVMF_HOST_MAX_NS];
+	struct wnh_ns_table *nst;
 
 	/* The application thread's waits. */
 	pthread_mutex_t lock;
@@ -300,6 +338,26 @@ void wnh_disc_done(struct wharf_nvmf_host *h);
 int wnh_admin_start(struct wharf_nvmf_host *h);
 /* Stops keep-alive and the step machine (a teardown). */
 void wnh_admin_halt(struct wharf_nvmf_host *h);
+
+/* aer.c (admin shard): Set Features Asynchronous Event Configuration and
+ * the AERs, once the controller is LIVE (again). */
+void wnh_aer_start(struct wharf_nvmf_host *h);
+
+/* ns.c: the namespace list.  Admin shard: publish @nr namespaces (info,
+ * ns under the lock; nst for the shards); -ENOMEM (nothing changed). */
+int wnh_ns_publish(struct wharf_nvmf_host *h,
+		   const struct wharf_nvmf_host_ns *ns, unsigned nr);
+/* A shard thread: namespace @nsid, or NULL; valid until the callback
+ * returns. */
+const struct wharf_nvmf_host_ns *wnh_ns_find(const struct wharf_nvmf_host *h,
+					     uint32_t nsid);
+/* Teardown, no reader left. */
+void wnh_ns_free(struct wharf_nvmf_host *h);
+/* An Identify active namespace list (@buf, 4 KiB) into @ns (zeroed, the
+ * nsid set; at most WHARF_NVMF_HOST_MAX_NS): how many. */
+unsigned wnh_ns_list_parse(const void *buf, struct wharf_nvmf_host_ns *ns);
+/* An Identify Namespace (@buf, 4 KiB) into @ns (nsid kept). */
+void wnh_ns_parse(const void *buf, struct wharf_nvmf_host_ns *ns);
 
 /* recover.c: the controller's state machine at run time */
 /* On the admin shard: feed @ev (with @err for a loss). */

@@ -15,14 +15,12 @@
 
 #include "initiators/nvmf/hop.h"
 #include "initiators/nvmf/host_int.h"
+#include "initiators/nvmf/limits.h"
 
 static const struct wharf_nvmf_host_ns *find_ns(const struct wharf_nvmf_host *h,
 						uint32_t nsid)
 {
-	for (unsigned i = 0; i < h->info.nr_ns; i++)
-		if (h->ns[i].nsid == nsid)
-			return &h->ns[i];
-	return NULL;
+	return wnh_ns_find(h, nsid); /* lock-free, ns.c */
 }
 
 /* Everything that can be checked on the calling thread; fills io->len. */
@@ -61,7 +59,8 @@ static int check(struct wnh_io *io)
 			return -EINVAL;
 		return 0;
 	case WNH_IO_WRITE_ZEROES:
-		if (io->nlb > WHARF_NVMF_HOST_WZ_MAX_BLOCKS ||
+		if (io->nlb > wnh_wz_max_blocks(q->h->info.wzsl, q->h->info.cap,
+						ns->block_size) ||
 		    !wnh_lba_range_ok(io->slba, io->nlb, ns->nblocks))
 			return -EINVAL;
 		return 0;
@@ -263,7 +262,8 @@ int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
 	if (!(q->h->info.oncs & NVMF_ONCS_DSM))
 		return -EOPNOTSUPP;
 	ns = find_ns(q->h, nsid);
-	if (!ns || !ranges || nr == 0 || nr > WHARF_NVMF_HOST_DSM_MAX_RANGES)
+	if (!ns || !ranges || nr == 0 || nr > WHARF_NVMF_HOST_DSM_MAX_RANGES ||
+	    wnh_dsm_check_limits(&q->h->info, ranges, nr))
 		return -EINVAL;
 	for (unsigned i = 0; i < nr; i++) {
 		if (!wnh_lba_range_ok(ranges[i].slba, ranges[i].nlb,

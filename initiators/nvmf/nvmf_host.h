@@ -10,16 +10,33 @@
  * Placement.  The admin queue lives on shard 0; I/O queue i (0-based) on
  * shard i % shards, so N queues spread evenly over the shards and each
  * queue's connection, work requests and completions stay on one thread.
- * Admin traffic after the bring-up is a keep-alive every KATO/2, so
- * sharing shard 0 with I/O queue 0 costs nothing measurable.
+ * Admin traffic after the bring-up is a keep-alive every KATO/2 and the
+ * rare asynchronous event, so sharing shard 0 with I/O queue 0 costs
+ * nothing measurable.
  *
  * Bring-up (wharf_nvmf_host_connect(), all on the queues' shards): CM
  * private data {recfmt 0, qid, hrqsize, hsqsize}; Fabrics Connect with
  * the 1024-byte Connect data as a keyed SGL; Property Get CAP and VS;
  * Property Set CC.EN and Property Get CSTS until RDY, for at most CAP.TO;
- * Identify Controller; Set Features Number of Queues; Identify of the
- * active namespace list and of each namespace; then every I/O queue's
- * connection and Connect.  Keep-alive runs every KATO/2 from then on.
+ * Identify Controller; the NVM command set's Identify Controller (CNS
+ * 06h, its size limits; a controller that fails it has none); Set
+ * Features Number of Queues; Identify of the active namespace list and
+ * of each namespace; then every I/O queue's connection and Connect.
+ * Keep-alive runs every KATO/2 from then on.
+ *
+ * Asynchronous events.  Once connected (and after every reconnect) the
+ * host enables the notices it handles that the controller advertises
+ * (Set Features Asynchronous Event Configuration: namespace attribute,
+ * firmware activation) and keeps min(AERL + 1, 4) Asynchronous Event
+ * Requests outstanding on the admin queue, with no timeout.  For each
+ * event it reads the log page the event names (which re-enables the
+ * event), for a namespace attribute notice identifies the namespaces
+ * again - wharf_nvmf_host_info() nr_ns and wharf_nvmf_host_ns() then
+ * show added, removed and resized namespaces; I/O to a removed one
+ * fails with -EINVAL at submission (or the controller's error when
+ * already sent) - and calls on_event.  An AER that completes with an
+ * error is not submitted again; AERs outstanding at a loss are not held
+ * like user commands: the new association arms its own.
  *
  * I/O.  wharf_nvmf_host_read(), _write(), _flush(), _write_zeroes(),
  * _dsm_deallocate(), _read_mem() and _write_mem() may be called from any
@@ -55,8 +72,11 @@
  * Fabrics Connect, CC.EN and CSTS.RDY, Identify, every I/O queue); a
  * refused or unreachable attempt just schedules the next one.  The
  * controller must come back the same: as many I/O queues, no smaller
- * queues, transfer and in-capsule limits, the same namespaces; otherwise
- * the attempt counts as failed.  Until ctrl_loss_tmo_ms has passed since
+ * queues, transfer and in-capsule limits; otherwise the attempt counts
+ * as failed (the namespaces it finds replace the list, as a namespace
+ * notice would).  A command the controller answered completes with that
+ * answer and is never sent again, whatever its DNR bit; only a command
+ * that got no completion is.  Until ctrl_loss_tmo_ms has passed since
  * the loss, user commands outstanding at the loss and those submitted
  * meanwhile are held, not failed, and sent again on the same queue (same
  * shard) once it is connected again; each callback still runs once, on
@@ -135,9 +155,74 @@ enum wharf_nvmf_host_state {
 typedef void (*wharf_nvmf_host_state_cb)(enum wharf_nvmf_host_state state,
 					 int reason, void *arg);
 
+/** Asynchronous event types (struct wharf_nvmf_host_event type: the
+ * AER completion's DW0 bits 2:0). */
+enum wharf_nvmf_host_event_type {
+	/** Error status (info: the error; log page 01h). */
+	WHARF_NVMF_HOST_EVENT_ERROR = 0,
+	/** SMART / Health status (log page 02h). */
+	WHARF_NVMF_HOST_EVENT_SMART = 1,
+	/** Notice (info 00h: namespace attribute changed, log page 04h;
+	 * 01h: firmware activation starting, log page 03h). */
+	WHARF_NVMF_HOST_EVENT_NOTICE = 2,
+	/** Immediate. */
+	WHARF_NVMF_HOST_EVENT_IMMEDIATE = 3,
+	/** I/O command set specific status. */
+	WHARF_NVMF_HOST_EVENT_IO_CMD_SET = 6,
+	/** Vendor specific. */
+	WHARF_NVMF_HOST_EVENT_VENDOR = 7,
+};
+
+/** Notice information: a namespace was added, removed or changed. */
+#define WHARF_NVMF_HOST_EVENT_NS_CHANGED 0x00u
+
+/** One asynchronous event the controller reported (on_event). */
+struct wharf_nvmf_host_event {
+	/** sizeof(struct wharf_nvmf_host_event) (set by the library). */
+	size_t size;
+	/** The AER completion's DW0 as received, and its fields: type
+	 * (enum wharf_nvmf_host_event_type, 2:0), information (15:8), the
+	 * log page it names (23:16). */
+	uint32_t dw0;
+	uint8_t type;
+	uint8_t info;
+	uint8_t log_page;
+	/** The log page read (Get Log Page with RAE clear, which re-enables
+	 * the event): 0 and @log / @log_len its bytes; -EIO when the
+	 * controller failed it (@log_nvme_status says how); -EOPNOTSUPP
+	 * when the host does not read that page (only 01h error, 02h
+	 * SMART, 03h firmware slot and 04h changed namespaces are read);
+	 * another -errno when the admin queue was lost meanwhile. */
+	int log_status;
+	uint16_t log_nvme_status;
+	/** The log's bytes (NULL when none), valid during the callback. */
+	const void *log;
+	uint32_t log_len;
+	/** Namespace attribute notices: NSIDs in the Changed Namespace
+	 * List (-1: more than 1024).  The host then identified the active
+	 * namespaces again: @rescan_status 0 when wharf_nvmf_host_info()
+	 * nr_ns and wharf_nvmf_host_ns() now show the new list (sizes
+	 * included), else why not (-EIO, -ECONNABORTED ...: the list is
+	 * unchanged).  Other events: 0 and 0. */
+	int nr_changed;
+	int rescan_status;
+};
+
+/**
+ * The controller reported an asynchronous event: @ev (owned by the
+ * library, valid during the call).  Runs on shard 0 (the admin queue's
+ * shard) once the event's log page was read (and, for a namespace
+ * notice, the namespaces identified again); it must not block nor call
+ * wharf_nvmf_host_disconnect().  No RCU rule.
+ */
+typedef void (*wharf_nvmf_host_event_cb)(const struct wharf_nvmf_host_event *ev,
+					 void *arg);
+
 /** Options for wharf_nvmf_host_connect(); start from _opts_init(). */
 struct wharf_nvmf_host_opts {
-	/** sizeof(struct wharf_nvmf_host_opts) as compiled by the caller. */
+	/** sizeof(struct wharf_nvmf_host_opts) as compiled by the caller
+	 * (a caller built before on_event was appended passes its smaller
+	 * size: the members past it count as 0). */
 	size_t size;
 	/** The connection manager the queues connect on (required); it must
 	 * outlive the controller. */
@@ -189,6 +274,10 @@ struct wharf_nvmf_host_opts {
 	/** Called on each state change (may be NULL), with state_arg. */
 	wharf_nvmf_host_state_cb on_state;
 	void *state_arg;
+	/** Called on each asynchronous event (may be NULL: the events are
+	 * still handled and counted), with event_arg. */
+	wharf_nvmf_host_event_cb on_event;
+	void *event_arg;
 };
 
 /**
@@ -211,8 +300,9 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
  * On failure every queue already connected is disconnected and freed
  * before the call returns.
  *
- * Return: 0; -EINVAL for NULL arguments or bad options (size, an NQN
- * longer than 223 bytes, queue_size 1); -ECONNREFUSED when the target
+ * Return: 0; -EINVAL for NULL arguments or bad options (a size that is
+ * no version of the struct, an NQN longer than 223 bytes, queue_size
+ * 1); -ECONNREFUSED when the target
  * rejected a queue's connection (CM REJ with the NVMe-oF status) or
  * failed a Fabrics Connect (unknown subsystem, host not allowed: @err
  * names the status and the field); -ETIMEDOUT when a step, CSTS.RDY (CAP.TO)
@@ -255,7 +345,8 @@ int wharf_nvmf_host_disconnect(struct wharf_nvmf_host *host);
 
 /** What the controller reported and the host negotiated. */
 struct wharf_nvmf_host_info {
-	/** sizeof(struct wharf_nvmf_host_info) as compiled by the caller. */
+	/** sizeof(struct wharf_nvmf_host_info) as compiled by the caller
+	 * (an older, smaller size gets the members it has). */
 	size_t size;
 	/** Controller ID the admin Connect returned. */
 	uint16_t cntlid;
@@ -292,15 +383,30 @@ struct wharf_nvmf_host_info {
 	/** Identify Controller ONCS: optional NVM commands
 	 * (WHARF_NVMF_HOST_ONCS_*). */
 	uint16_t oncs;
+	/** I/O Command Set specific Identify Controller (CNS 06h) of the
+	 * NVM command set, when the controller answered it; all 0 (no
+	 * limit) when it failed it (nvmet of Linux 6.1 answers Invalid
+	 * Field).  WZSL: Write Zeroes size limit, a power of two of
+	 * CAP.MPSMIN pages (0: none); DMRL: most ranges of one Dataset
+	 * Management command; DMRSL: most blocks of one range; DMSL: most
+	 * blocks of one command (0: none).  wharf_nvmf_host_write_zeroes()
+	 * and _dsm_deallocate() refuse what exceeds them with -EINVAL. */
+	uint8_t wzsl;
+	uint8_t dmrl;
+	uint32_t dmrsl;
+	uint64_t dmsl;
 };
 
 /**
  * wharf_nvmf_host_info - what @host negotiated.
  * @out: filled; @out->size must be set.
  *
- * Constant after the connect except cntlid, which a reconnect renews.
+ * Constant after the connect except cntlid, which a reconnect renews,
+ * and nr_ns, which a namespace attribute notice or a reconnect may
+ * change.
  *
- * Return: 0; -EINVAL for NULL arguments or a bad size.
+ * Return: 0; -EINVAL for NULL arguments or a size that is no version of
+ * the struct.
  * Context: any thread; takes the controller's lock for the copy (never
  * held long).  No RCU rule.
  */
@@ -328,9 +434,14 @@ struct wharf_nvmf_host_ns {
  * wharf_nvmf_host_ns - the @index-th active namespace.
  * @index: 0 .. nr_ns - 1 (wharf_nvmf_host_info()).
  * @out: filled; @out->size must be set.
+ *
+ * The list changes when a namespace attribute notice (on_event) or a
+ * reconnect finds other namespaces: indexes then move; match on nsid.
+ *
  * Return: 0; -EINVAL for NULL arguments or a bad size; -ENOENT for an
  * index past the last namespace.
- * Context: any thread; non-blocking.  No RCU rule.
+ * Context: any thread; takes the controller's lock for the copy (never
+ * held long).  No RCU rule.
  */
 int wharf_nvmf_host_ns(const struct wharf_nvmf_host *host, unsigned index,
 		       struct wharf_nvmf_host_ns *out);
@@ -356,7 +467,8 @@ wharf_nvmf_host_queue_shard(const struct wharf_nvmf_host_queue *q);
 
 /**
  * A command completed.  @status: 0; -EIO when the controller returned an
- * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14); -ENODEV
+ * NVMe error (@nvme_status holds it: SC 7:0, SCT 10:8, DNR 14; never
+ * retried by the library, DNR or not); -ENODEV
  * when the controller was lost for good (ctrl_loss_tmo_ms) first;
  * -ENOLINK when fast_io_fail_tmo_ms failed it while reconnecting;
  * -ECONNABORTED when the controller was disconnected first; the reason of
@@ -461,9 +573,10 @@ int wharf_nvmf_host_flush(struct wharf_nvmf_host_queue *q, uint32_t nsid,
  *
  * Return: 0 (@cb runs exactly once, later); -EOPNOTSUPP when Identify
  * Controller ONCS lacks Write Zeroes; -EINVAL for NULL arguments, @nlb 0
- * or above WHARF_NVMF_HOST_WZ_MAX_BLOCKS, an unknown @nsid or a range
- * past the end of the namespace; the others (on the owner shard, or
- * through @cb from another thread) as wharf_nvmf_host_read().
+ * or above WHARF_NVMF_HOST_WZ_MAX_BLOCKS or the controller's WZSL
+ * (wharf_nvmf_host_info() wzsl), an unknown @nsid or a range past the
+ * end of the namespace; the others (on the owner shard, or through @cb
+ * from another thread) as wharf_nvmf_host_read().
  * Context: as wharf_nvmf_host_read().
  */
 int wharf_nvmf_host_write_zeroes(struct wharf_nvmf_host_queue *q, uint32_t nsid,
@@ -497,9 +610,11 @@ struct wharf_nvmf_host_range {
  * Return: 0 (@cb runs exactly once, later); -EOPNOTSUPP when Identify
  * Controller ONCS lacks Dataset Management; -EINVAL for NULL arguments,
  * @nr 0 or above WHARF_NVMF_HOST_DSM_MAX_RANGES, a range of 0 blocks or
- * past the end of the namespace, an unknown @nsid, or a range list
- * larger than max_io_size; the others (on the owner shard, or through
- * @cb from another thread) as wharf_nvmf_host_read().
+ * past the end of the namespace, an unknown @nsid, a range list larger
+ * than max_io_size, or above the controller's DMRL (ranges), DMRSL
+ * (blocks of a range) or DMSL (blocks in all; wharf_nvmf_host_info());
+ * the others (on the owner shard, or through @cb from another thread)
+ * as wharf_nvmf_host_read().
  * Context: as wharf_nvmf_host_read().
  */
 int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
@@ -642,7 +757,8 @@ int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
 
 /** The controller's state and recovery counters. */
 struct wharf_nvmf_host_stats {
-	/** sizeof(struct wharf_nvmf_host_stats) as compiled by the caller. */
+	/** sizeof(struct wharf_nvmf_host_stats) as compiled by the caller
+	 * (an older, smaller size gets the members it has). */
 	size_t size;
 	enum wharf_nvmf_host_state state;
 	/** Losses (LIVE -> RESETTING). */
@@ -656,13 +772,19 @@ struct wharf_nvmf_host_stats {
 	/** Why the controller was last lost, or why the last attempt
 	 * failed (-errno), or 0. */
 	int last_error;
+	/** Asynchronous events received (each reported to on_event). */
+	uint64_t events;
+	/** Namespace rescans after a namespace attribute notice that
+	 * updated the namespace list. */
+	uint64_t ns_rescans;
 };
 
 /**
  * wharf_nvmf_host_stats - snapshot @host's state and recovery counters.
  * @host: the controller.
  * @out: filled; @out->size must be set.
- * Return: 0; -EINVAL for NULL arguments or a bad size.
+ * Return: 0; -EINVAL for NULL arguments or a size that is no version of
+ * the struct.
  * Context: any thread; non-blocking (each value is read atomically, the
  * whole is not one instant).  No RCU rule.
  */

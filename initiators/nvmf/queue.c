@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "initiators/nvmf/host_int.h"
+#include "initiators/nvmf/retry.h"
 #include "proto/nvme/rdma_pdata.h"
 
 /* Counters have one writer (the owner shard): no locked add. */
@@ -159,7 +160,8 @@ static void resubmit(struct wharf_nvmf_host_queue *q)
 
 		if (!s->busy || !s->cb || s->posted)
 			continue;
-		if (s->tries >= NH_MAX_TRIES) {
+		if (wnh_disposition(false, 0, s->tries, NH_MAX_TRIES) ==
+		    WNH_DISP_GIVE_UP) {
 			err = atomic_load(&q->n.error);
 			cnt_inc(&q->n.failed_held);
 			slot_fail(q, s, err ? err : -EIO);
@@ -212,6 +214,7 @@ int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
 	s->len = len;
 	s->dir = dir;
 	s->user = user;
+	s->no_timeout = !q->qid && cmd->common.opc == NVMF_ADM_ASYNC_EVENT;
 	s->tries = 0;
 	s->in_cap = dir == NH_DIR_TO_CTRL &&
 		    cmd->common.opc != NVMF_OPC_FABRICS && len <= q->in_capsule;
@@ -259,10 +262,11 @@ static void reset_done(struct wharf_nvmf_host_queue *q)
 			continue;
 		if (!s->cb) {
 			slot_put(q, s);
-		} else if (s->answered) {
-			slot_complete(q, s);
+		} else if (wnh_disposition(s->answered, s->rsp.status, s->tries,
+					   NH_MAX_TRIES) >= WNH_DISP_RESEND) {
+			s->posted = false; /* held: resubmit() sends or fails */
 		} else {
-			s->posted = false; /* held */
+			slot_complete(q, s); /* answered: never resent */
 		}
 	}
 	if (q->reply) {
@@ -454,7 +458,8 @@ static void sweep_fn(struct wharf_timer *t, void *arg)
 	for (uint32_t i = 0; alive(q) && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
 
-		if (!s->busy || !s->cb || !s->posted || s->deadline_ms > now)
+		if (!s->busy || !s->cb || !s->posted || s->no_timeout ||
+		    s->deadline_ms > now)
 			continue;
 		cnt_inc(&q->n.timeouts);
 		if (!s->user) /* the slot waits for the connection */
@@ -684,10 +689,22 @@ static int on_recv(struct wharf_conn *conn, void *buf,
 	int rc;
 
 	(void)conn;
-	if (!alive(q) || (rx->flags & WHARF_QP_RECV_WRITE))
+	if (rx->flags & WHARF_QP_RECV_WRITE)
 		return 0;
 	rc = wnh_rsp_parse(buf, rx->len, q->entries, &rsp);
 	s = rc ? NULL : &q->slots[rsp.cid];
+	if (q->state == NHQ_RESETTING) {
+		/* The connection closes: a completion still arriving is the
+		 * command's answer (reset_done completes it, never resends
+		 * it), as Linux completes what it reaps while draining. */
+		if (s && s->busy && s->posted && !s->answered && s->cb) {
+			s->rsp = rsp;
+			s->answered = true;
+		}
+		return 0;
+	}
+	if (!alive(q))
+		return 0;
 	if (!s || !s->busy || !s->posted || s->answered || !s->cb) {
 		cnt_inc(&q->n.bad_responses);
 		wnh_fail(q->h, -EPROTO, "queue %u: bad response (%u bytes): %s",

@@ -104,8 +104,10 @@ static void act(struct wharf_nvmf_host *h, unsigned a)
 						      h->failed_attempts));
 	if (a & WNH_ACT_ATTEMPT)
 		attempt(h);
-	if (a & (WNH_ACT_RESUME | WNH_ACT_CONNECTED))
+	if (a & (WNH_ACT_RESUME | WNH_ACT_CONNECTED)) {
 		h->step = NHS_LIVE;
+		wnh_aer_start(h);
+	}
 	if (a & WNH_ACT_RESUME) {
 		cancel(h->loss_timer);
 		cancel(h->ff_timer);

@@ -24,6 +24,10 @@ extern "C" {
 #define NVMF_CNS_CTRL	     0x01
 #define NVMF_CNS_ACTIVE_NSL  0x02
 #define NVMF_CNS_NS_DESCLIST 0x03
+/* I/O Command Set specific Identify Controller (the host asks for it). */
+#define NVMF_CNS_CS_CTRL 0x06
+/* Identify CDW11 31:24: Command Set Identifier; NVM is 0. */
+#define NVMF_CSI_NVM 0x00
 
 /* Power state descriptor (32 bytes). */
 struct nvmf_psd {
@@ -137,6 +141,25 @@ NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, fcatt) == 1802, "fcatt");
 NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, msdbd) == 1803, "msdbd");
 NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, psd) == 2048, "psd");
 NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, vs) == 3072, "vs");
+
+/* I/O Command Set specific Identify Controller, NVM (CNS 06h, CSI 0):
+ * size limits of Verify, Write Zeroes, Write Uncorrectable (powers of
+ * two of CAP.MPSMIN units, 0 = none) and of Dataset Management (ranges,
+ * blocks per range, blocks per command; 0 = none). */
+struct nvmf_id_ctrl_nvm {
+	uint8_t vsl;
+	uint8_t wzsl;
+	uint8_t wusl;
+	uint8_t dmrl;
+	uint32_t dmrsl;
+	uint64_t dmsl;
+	uint8_t rsvd16[4080];
+} NVMF_PACKED;
+
+NVMF_STATIC_ASSERT(sizeof(struct nvmf_id_ctrl_nvm) == NVMF_IDENTIFY_SIZE,
+		   "Identify NVM controller size");
+NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl_nvm, dmrsl) == 4, "dmrsl");
+NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl_nvm, dmsl) == 8, "dmsl");
 
 /* Identify Controller bits the target sets. */
 #define NVMF_CMIC_MULTI_CTRL	   (1u << 1)
@@ -321,8 +344,16 @@ NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, warning_temp_time) == 192,
 
 /* ---- Asynchronous events ------------------------------------------- */
 
+/* Completion DW0 of an AER: type 2:0, info 15:8, log page 23:16. */
+#define NVMF_AER_TYPE_ERROR	 0x0
+#define NVMF_AER_TYPE_SMART	 0x1
 #define NVMF_AER_TYPE_NOTICE	 0x2
+#define NVMF_AER_TYPE_IMMEDIATE	 0x3
+#define NVMF_AER_TYPE_IO_CMD_SET 0x6
+#define NVMF_AER_TYPE_VENDOR	 0x7
 #define NVMF_AER_INFO_NS_CHANGED 0x00
+#define NVMF_AER_INFO_FW_ACT	 0x01
+#define NVMF_AER_INFO_ANA	 0x03
 #define NVMF_AER_DW0(type, info, lid)                                          \
 	((uint32_t)(type) | (uint32_t)(info) << 8 | (uint32_t)(lid) << 16)
 

@@ -129,6 +129,15 @@ inline void SuiteCtxDestroy(wharf_ctx **ctx, wharf_cm **cm)
 	*ctx = nullptr;
 }
 
+// The controller's stats (a failure is the caller's).
+inline struct wharf_nvmf_host_stats HostStats(wharf_nvmf_host *h)
+{
+	struct wharf_nvmf_host_stats s = {};
+	s.size = sizeof(s);
+	EXPECT_EQ(0, wharf_nvmf_host_stats(h, &s));
+	return s;
+}
+
 inline std::vector<uint8_t> Pattern(size_t len, unsigned seed)
 {
 	std::vector<uint8_t> v(len);
