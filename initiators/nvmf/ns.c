@@ -15,7 +15,8 @@
  * ordering ThreadSanitizer can check.  Freeing it after an urcu-qsbr
  * grace period would be cheaper in memory, but liburcu is not
  * instrumented and TSan reports that free as a race.  A rescan is rare
- * (a namespace notice, a reconnect) and a table is at most 64 entries.
+ * (a namespace notice, or a reconnect that finds the list changed: an
+ * unchanged list keeps its table) and a table is at most 64 entries.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +37,12 @@ int wnh_ns_publish(struct wharf_nvmf_host *h,
 
 	if (nr > WHARF_NVMF_HOST_MAX_NS)
 		nr = WHARF_NVMF_HOST_MAX_NS;
+	/* Only the admin shard publishes: h->nst is its own to read.  An
+	 * unchanged list (every reconnect rescans) keeps its table, so the
+	 * retired list grows only with real changes. */
+	t = h->nst;
+	if (t && t->nr == nr && !memcmp(t->ns, ns, nr * sizeof(t->ns[0])))
+		return 0;
 	t = calloc(1, sizeof(*t) + nr * sizeof(t->ns[0]));
 	if (!t)
 		return -ENOMEM;
