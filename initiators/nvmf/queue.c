@@ -59,51 +59,71 @@ static void slot_put(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 	q->free = s;
 }
 
-static void slot_complete(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
+/* Ends @s: its callback gets the controller's answer when it gave one
+ * (a read's bounce data copied out first), else @err; @put frees the
+ * slot (not while it is posted on a connection that is not gone). */
+static void slot_end(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
+		     int err, bool put)
 {
 	wharf_nvmf_host_cb cb = s->cb;
 	void *arg = s->arg;
-	uint16_t st = s->rsp.status;
-	int status = (st & 0x7FF) ? -EIO : 0;
+	uint16_t st = 0;
 
-	q->last_result = s->rsp.result;
-	if (!status && s->user_buf)
-		memcpy(s->user_buf, s->bounce, s->len);
+	if (s->answered) {
+		st = s->rsp.status;
+		err = (st & 0x7FF) ? -EIO : 0;
+		q->last_result = s->rsp.result;
+		if (!err && s->user_buf)
+			memcpy(s->user_buf, s->bounce, s->len);
+	}
 	s->cb = NULL;
-	slot_put(q, s);
-	out_add(q, -1);
-	cnt_inc(&q->n.completed);
-	if (status)
-		cnt_inc(&q->n.nvme_errors);
-	cb(status, st, arg);
-}
-
-/* Completes @s with @err now.  A slot posted on the current (closing)
- * connection stays busy until that connection is gone. */
-static void slot_fail(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
-		      int err)
-{
-	wharf_nvmf_host_cb cb = s->cb;
-	void *arg = s->arg;
-
-	s->cb = NULL;
-	if (!s->posted)
+	if (put)
 		slot_put(q, s);
 	out_add(q, -1);
 	cnt_inc(&q->n.completed);
-	cb(err, 0, arg);
+	if (st & 0x7FF)
+		cnt_inc(&q->n.nvme_errors);
+	cb(err, st, arg);
+}
+
+/* @s was answered and its connection is done with it. */
+static void slot_complete(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
+{
+	slot_end(q, s, 0, true);
+}
+
+/* Completes @s now, with its answer if it has one, else @err.  A slot
+ * posted on the current (closing) connection stays busy until that
+ * connection is gone. */
+static void slot_fail(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
+		      int err)
+{
+	slot_end(q, s, err, !s->posted);
 }
 
 /* Every command still waiting for its callback (@user: user commands,
- * else internal ones) gets @err. */
+ * else internal ones) gets @err, or its answer if it has one.  A user
+ * command in the caller's memory that is still posted keeps the
+ * target's access to that memory until its connection is gone; the
+ * caller may reuse the memory once the callback ran, so the queue's
+ * registrations are dropped first (the next command registers again). */
 static void abort_some(struct wharf_nvmf_host_queue *q, bool user, int err)
 {
+	for (uint32_t i = 0; user && q->slots && i < q->entries; i++) {
+		struct wnh_slot *s = &q->slots[i];
+
+		if (s->busy && s->cb && s->user && s->mem && s->posted &&
+		    !s->answered) {
+			wnh_mem_drop(q);
+			break;
+		}
+	}
 	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
 
 		if (!s->busy || !s->cb || s->user != user)
 			continue;
-		if (user)
+		if (user && !s->answered)
 			cnt_inc(&q->n.failed_held);
 		slot_fail(q, s, err);
 	}
