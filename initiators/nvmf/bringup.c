@@ -203,6 +203,7 @@ static void got_ns(struct wharf_nvmf_host *h)
 static const char *changed(const struct wharf_nvmf_host *h, uint32_t entries)
 {
 	const struct wharf_nvmf_host_info *a = &h->info, *b = &h->scan;
+	const char *why;
 
 	if (b->nr_io_queues < a->nr_io_queues)
 		return "fewer I/O queues granted";
@@ -212,6 +213,9 @@ static const char *changed(const struct wharf_nvmf_host *h, uint32_t entries)
 		return "a smaller transfer limit (MDTS)";
 	if (b->in_capsule_size < a->in_capsule_size)
 		return "a smaller in-capsule size";
+	why = wnh_limits_tighter(a, b);
+	if (why)
+		return why;
 	/* The namespaces may have changed (start_io_queues publishes the
 	 * new list, as a namespace attribute notice would). */
 	return NULL;

@@ -5,6 +5,7 @@
 #include "initiators/nvmf/limits.h"
 
 #include <errno.h>
+#include <stdbool.h>
 
 void wnh_nvm_limits(const struct nvmf_id_ctrl_nvm *id,
 		    struct wharf_nvmf_host_info *in)
@@ -29,7 +30,7 @@ uint32_t wnh_wz_max_blocks(uint8_t wzsl, uint64_t cap, uint32_t block_size)
 }
 
 int wnh_dsm_check_limits(const struct wharf_nvmf_host_info *in,
-		      const struct wharf_nvmf_host_range *r, unsigned nr)
+			 const struct wharf_nvmf_host_range *r, unsigned nr)
 {
 	uint64_t total = 0;
 
@@ -41,4 +42,25 @@ int wnh_dsm_check_limits(const struct wharf_nvmf_host_info *in,
 		total += r[i].nlb;
 	}
 	return in->dmsl && total > in->dmsl ? -EINVAL : 0;
+}
+
+/* @now's limit is tighter than @was's (0 = no limit). */
+static bool tighter(uint64_t was, uint64_t now)
+{
+	return now && (!was || now < was);
+}
+
+const char *wnh_limits_tighter(const struct wharf_nvmf_host_info *was,
+			       const struct wharf_nvmf_host_info *now)
+{
+	const uint16_t optional = NVMF_ONCS_WRITE_ZEROES | NVMF_ONCS_DSM;
+
+	if (was->oncs & optional & ~now->oncs)
+		return "fewer optional commands (ONCS)";
+	if (tighter(was->wzsl, now->wzsl))
+		return "a smaller Write Zeroes limit (WZSL)";
+	if (tighter(was->dmrl, now->dmrl) || tighter(was->dmrsl, now->dmrsl) ||
+	    tighter(was->dmsl, now->dmsl))
+		return "smaller Dataset Management limits (DMRL, DMRSL, DMSL)";
+	return NULL;
 }

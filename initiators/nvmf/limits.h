@@ -30,7 +30,16 @@ uint32_t wnh_wz_max_blocks(uint8_t wzsl, uint64_t cap, uint32_t block_size);
 /* 0 when @nr (>= 1) ranges fit DMRL, DMRSL and DMSL of @in (0 = no
  * limit); -EINVAL otherwise. */
 int wnh_dsm_check_limits(const struct wharf_nvmf_host_info *in,
-		      const struct wharf_nvmf_host_range *r, unsigned nr);
+			 const struct wharf_nvmf_host_range *r, unsigned nr);
+
+/* A reconnect: why the controller found now (@now) cannot take the
+ * commands the application was allowed by the one before (@was): an
+ * optional command (ONCS Write Zeroes, DSM) gone, or a Write Zeroes or
+ * Dataset Management limit tighter (0 = no limit); NULL when none.  The
+ * submission path reads these values without a lock, so they are never
+ * changed under it: a tighter controller fails the attempt instead. */
+const char *wnh_limits_tighter(const struct wharf_nvmf_host_info *was,
+			       const struct wharf_nvmf_host_info *now);
 
 #ifdef __cplusplus
 }

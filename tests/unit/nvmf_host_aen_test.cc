@@ -226,3 +226,33 @@ TEST(NvmfHostLimits, DsmLimits)
 }
 
 } // namespace
+
+TEST(NvmfHostLimits, ReconnectRefusesTighterLimits)
+{
+	struct wharf_nvmf_host_info was {
+	}, now{};
+
+	was.oncs = now.oncs = NVMF_ONCS_WRITE_ZEROES | NVMF_ONCS_DSM;
+	EXPECT_EQ(nullptr, wnh_limits_tighter(&was, &now)); // no limits
+	now.oncs = NVMF_ONCS_DSM;			    // Write Zeroes gone
+	EXPECT_NE(nullptr, wnh_limits_tighter(&was, &now));
+	now.oncs = was.oncs;
+	now.wzsl = 3; // a limit where there was none
+	EXPECT_NE(nullptr, wnh_limits_tighter(&was, &now));
+	was.wzsl = 3;
+	EXPECT_EQ(nullptr, wnh_limits_tighter(&was, &now));
+	now.wzsl = 0; // looser: no limit at all
+	EXPECT_EQ(nullptr, wnh_limits_tighter(&was, &now));
+	was.dmrsl = 1024;
+	now.dmrsl = 512;
+	EXPECT_NE(nullptr, wnh_limits_tighter(&was, &now));
+	now.dmrsl = 2048;
+	now.dmsl = 1;
+	EXPECT_NE(nullptr, wnh_limits_tighter(&was, &now));
+	now.dmsl = 0;
+	now.dmrl = 2;
+	EXPECT_NE(nullptr, wnh_limits_tighter(&was, &now));
+	now.dmrl = 0;
+	now.oncs |= 1u << 4; // a new optional command is not tighter
+	EXPECT_EQ(nullptr, wnh_limits_tighter(&was, &now));
+}
