@@ -73,7 +73,7 @@ struct job {
 	uint8_t *region;		 /* the slots' buffers */
 	struct wharf_nvmf_host_mem *mem; /* --zero-copy: region registered */
 	struct slot **ring;		 /* --submit-thread: shard -> thread */
-	atomic_uint ring_head, ring_tail;
+	atomic_ullong ring_head, ring_tail; /* 64-bit: never wrap */
 	atomic_uint inflight;
 	struct perf_hist hist;
 	atomic_uint_fast64_t ios, errors, verify_errors, rechecked;
@@ -215,7 +215,8 @@ static void slot_end(struct job *j)
  * slots are ever in the ring). */
 static void ring_push(struct job *j, struct slot *s)
 {
-	unsigned t = atomic_load_explicit(&j->ring_tail, memory_order_relaxed);
+	unsigned long long t =
+		atomic_load_explicit(&j->ring_tail, memory_order_relaxed);
 
 	j->ring[t % j->a->qd] = s;
 	atomic_store_explicit(&j->ring_tail, t + 1, memory_order_release);
@@ -223,7 +224,8 @@ static void ring_push(struct job *j, struct slot *s)
 
 static struct slot *ring_pop(struct job *j)
 {
-	unsigned h = atomic_load_explicit(&j->ring_head, memory_order_relaxed);
+	unsigned long long h =
+		atomic_load_explicit(&j->ring_head, memory_order_relaxed);
 	struct slot *s;
 
 	if (h == atomic_load_explicit(&j->ring_tail, memory_order_acquire))
