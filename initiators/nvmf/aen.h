@@ -57,8 +57,9 @@ enum wnh_aer_next {
 			    * Exceeded, Invalid ...) or a local failure: do
 			    * not submit again (no loop); a new association
 			    * arms its own */
-	WNH_AER_RESET,	   /* a persistent internal error: report it and
-			    * reset the controller (the reconnect re-arms) */
+	WNH_AER_RESET,	   /* a persistent internal error: reset the
+			    * controller (logged, not reported to
+			    * on_event; the reconnect re-arms) */
 };
 
 /* @status as the command's callback got it (-EIO for any NVMe status),

@@ -191,8 +191,10 @@ struct wharf_nvmf_host_event {
 	 * the event): 0 and @log / @log_len its bytes; -EIO when the
 	 * controller failed it (@log_nvme_status says how); -EOPNOTSUPP
 	 * when the host does not read that page (only 01h error, 02h
-	 * SMART, 03h firmware slot and 04h changed namespaces are read);
-	 * another -errno when the admin queue was lost meanwhile. */
+	 * SMART, 03h firmware slot and 04h changed namespaces are read).
+	 * An event whose log read or rescan the loss of the admin queue
+	 * cut short is neither reported nor counted: the reconnect
+	 * identifies the namespaces again and arms new AERs. */
 	int log_status;
 	uint16_t log_nvme_status;
 	/** The log's bytes (NULL when none), valid during the callback. */
@@ -202,8 +204,9 @@ struct wharf_nvmf_host_event {
 	 * List (-1: more than 1024).  The host then identified the active
 	 * namespaces again: @rescan_status 0 when wharf_nvmf_host_info()
 	 * nr_ns and wharf_nvmf_host_ns() now show the new list (sizes
-	 * included), else why not (-EIO, -ECONNABORTED ...: the list is
-	 * unchanged).  Other events: 0 and 0. */
+	 * included), else why not (-EIO: the controller failed an
+	 * Identify; -ENOMEM; the list is unchanged).  Other events: 0 and
+	 * 0. */
 	int nr_changed;
 	int rescan_status;
 };
@@ -775,7 +778,7 @@ struct wharf_nvmf_host_stats {
 	/** Asynchronous events received (each reported to on_event). */
 	uint64_t events;
 	/** Namespace rescans after a namespace attribute notice that
-	 * updated the namespace list. */
+	 * completed (the list published, changed or not). */
 	uint64_t ns_rescans;
 };
 
