@@ -55,6 +55,7 @@ static void slot_put(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 {
 	s->busy = false;
 	s->posted = false;
+	s->answered = false; /* slot_end() trusts it: never stale */
 	s->next_free = q->free;
 	q->free = s;
 }
