@@ -43,7 +43,7 @@ struct perf_args {
 	bool verify;
 	bool zero_copy;	    /* each queue's buffers registered once */
 	bool submit_thread; /* submit from an application thread */
-	bool discover; /* print the discovery log instead */
+	bool discover;	    /* print the discovery log instead */
 	bool json;
 	bool quiet; /* no progress */
 	bool help;
