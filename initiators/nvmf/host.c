@@ -411,27 +411,25 @@ static int bring_up(struct wharf_nvmf_host *h)
 	return h->result;
 }
 
-int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
-			    size_t errlen, struct wharf_nvmf_host **out)
+/* Checks @o, creates the controller (@disc: a discovery controller) and
+ * brings it up; on failure @err says why and nothing is left. */
+static int host_open(const struct wharf_nvmf_host_opts *o, bool disc, char *err,
+		     size_t errlen, struct wharf_nvmf_host **out)
 {
-	struct wharf_nvmf_host_opts o;
 	struct wharf_nvmf_host *h;
-	int rc = opts_copy(opts, &o);
+	int rc;
 
-	if (err && errlen)
-		err[0] = '\0';
-	if (!rc)
-		rc = check_opts(&o);
-	if (rc || !out) {
+	if (check_opts(o)) {
 		if (err && errlen)
 			snprintf(err, errlen, "invalid options");
 		return -EINVAL;
 	}
 	if (wharf_shard_current())
 		return -EDEADLK;
-	h = host_new(&o);
+	h = host_new(o);
 	if (!h)
 		return -ENOMEM;
+	h->disc = disc;
 	rc = bring_up(h);
 	if (rc) {
 		if (err && errlen)
@@ -441,6 +439,21 @@ int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
 	}
 	*out = h;
 	return 0;
+}
+
+int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
+			    size_t errlen, struct wharf_nvmf_host **out)
+{
+	struct wharf_nvmf_host_opts o;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if (opts_copy(opts, &o) || !out) {
+		if (err && errlen)
+			snprintf(err, errlen, "invalid options");
+		return -EINVAL;
+	}
+	return host_open(&o, false, err, errlen, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -503,20 +516,10 @@ int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
 	o.nr_io_queues = 1; /* never connected */
 	o.no_keep_alive = true;
 	o.on_event = NULL; /* no AER on a discovery controller here */
-	if (check_opts(&o)) {
-		if (err && errlen)
-			snprintf(err, errlen, "invalid options");
-		return -EINVAL;
-	}
-	if (wharf_shard_current())
-		return -EDEADLK;
-	h = host_new(&o);
-	if (!h)
-		return -ENOMEM;
-	h->disc = true;
-	rc = bring_up(h);
-	if (!rc)
-		rc = disc_copy(h, out, nr);
+	rc = host_open(&o, true, err, errlen, &h);
+	if (rc)
+		return rc;
+	rc = disc_copy(h, out, nr);
 	if (rc && err && errlen)
 		snprintf(err, errlen, "%s", h->err);
 	teardown(h, false);
