@@ -13,8 +13,9 @@
  * library hands to the queue's shard).  With --zero-copy each job's
  * buffers are one region registered once on its queue
  * (wharf_nvmf_host_mem_reg()) and the commands use it in place.
- * The main thread raises `stop`; each job lets its commands drain and
- * says `done`.  The namespace is split evenly between the jobs, and in
+ * The main thread raises `stop` when the time is up or SIGINT/SIGTERM
+ * came (both blocked in every other thread); each job lets its commands
+ * drain and says `done`.  The namespace is split evenly between the jobs, and in
  * --verify mode each command slot of a job owns its own blocks, so no two
  * commands in flight ever touch the same block: a slot writes a pattern
  * derived from (LBA, slot sequence number), reads it back and compares;
@@ -26,6 +27,7 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +84,32 @@ struct job {
 };
 
 static atomic_bool stop;
+/* SIGINT or SIGTERM during the run: it ends as if its time were up. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Blocks SIGINT and SIGTERM (@block) in the calling thread, which every
+ * thread it starts inherits, or takes them in on_interrupt(). */
+static void interrupt_signals(bool block)
+{
+	struct sigaction sa = {.sa_handler = on_interrupt};
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (!block) {
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
+	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
 
 static uint64_t now_ns(void)
 {
@@ -611,7 +639,10 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 					job_start, &jobs[i]) == -EAGAIN)
 			usleep(1000);
 	tend = t0 + (uint64_t)a->time_s * 1000000000ull;
-	while (now_ns() < tend) {
+	/* Every other thread runs with them blocked: a signal that came
+	 * while connecting is taken here and ends the run at once. */
+	interrupt_signals(false);
+	while (now_ns() < tend && !interrupted) {
 		uint64_t sum = 0, t;
 
 		usleep(100000);
@@ -631,6 +662,9 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 		lastn = sum;
 	}
 	atomic_store(&stop, true);
+	if (interrupted)
+		fprintf(stderr, "wharf-nvmf-perf: interrupted at %.1f s\n",
+			(double)(now_ns() - t0) / 1e9);
 	for (i = 0; i < n; i++)
 		while (!atomic_load_explicit(&jobs[i].done,
 					     memory_order_acquire))
@@ -737,6 +771,7 @@ int main(int argc, char **argv)
 	co.cpus = a.ncpus ? a.cpus : NULL;
 	co.ncpus = a.ncpus;
 	co.poll_mode = (enum wharf_poll_mode)a.poll;
+	interrupt_signals(true);
 	rc = wharf_ctx_create(&co, &ctx);
 	if (!rc)
 		rc = wharf_cm_create(ctx, NULL, &cm);

@@ -575,6 +575,41 @@ TEST_P(NvmfHost, PerfVerifyInCapsuleAndKeyed)
 	}
 }
 
+// SIGINT once completions flow ends a --verify run as if its time were up:
+// the commands drain, every slot's last write is read back, the report
+// comes, and perf exits 0 long before its --time.
+TEST_P(NvmfHost, PerfInterruptedDrainsAndReports)
+{
+	std::string perf =
+		wharf_guest::built_program("initiators/nvmf/wharf-nvmf-perf");
+	ASSERT_FALSE(perf.empty());
+	std::string err = "/tmp/nvmf_host_perf_int." + GetParam().name;
+	std::string out;
+	int rc = Sh("rm -f " + err + "; " + perf + " --traddr " + kAddr +
+			    " --trsvcid " + std::to_string(GetParam().port) +
+			    " --subnqn " + GetParam().sub +
+			    " --queues 2 --shards 2 --qd 8 --time 100 "
+			    "--pattern randwrite --verify --json 2>" +
+			    err +
+			    " & p=$!; i=0; while [ $i -lt 600 ] && "
+			    "! grep -qE \" [1-9][0-9]* IOPS \" " +
+			    err +
+			    "; do sleep 0.1; i=$((i + 1)); done; "
+			    "kill -INT $p; wait $p; rc=$?; cat " +
+			    err + " >&2; exit $rc",
+		    &out, 90);
+	EXPECT_EQ(0, rc) << out;
+	EXPECT_NE(std::string::npos,
+		  out.find("wharf-nvmf-perf: interrupted at"))
+		<< out;
+	size_t j = out.find("{\"tool\"");
+	ASSERT_NE(std::string::npos, j) << out;
+	std::string json = out.substr(j);
+	EXPECT_NE(std::string::npos, json.find("\"errors\":0,")) << json;
+	EXPECT_NE(std::string::npos, json.find("\"verify_errors\":0,")) << json;
+	EXPECT_NE(std::string::npos, json.find("\"rechecked\":16")) << json;
+}
+
 // --- I/O from any thread, and from the caller's registered memory -------
 
 // One command submitted off its queue's shard: how often and where its
