@@ -2,11 +2,12 @@
 # Runs one command inside the soft-RoCE guest and returns its exit status;
 # with --nodes 2, two guests joined by a virtual wire.
 #
-#   run.sh [--numa] [--pin] [--timeout SECONDS] [--verbose] [--share DIR] -- CMD [ARG...]
+#   run.sh [--kernel 6.1|6.12] [--numa] [--pin] [--timeout SECONDS] [--verbose] [--share DIR] -- CMD [ARG...]
 #   run.sh --nodes 2 [--node-a SHELLCMD] [--node-b SHELLCMD] [OPTIONS] [-- CMD [ARG...]]
 #
 # The guest (qemu, TCG by default) boots Debian's stock kernel prepared by
-# prepare.sh, sees the host's root read-only, creates rxe0 on a veth at
+# prepare.sh (--kernel or WHARF_VM_KERNEL: 6.1, Debian 12's, the default;
+# 6.12 from bookworm-backports), sees the host's root read-only, creates rxe0 on a veth at
 # 198.18.0.1/24 and runs CMD from the current directory with WHARF_GUEST=1.
 # CMD's output is streamed here; the guest console goes to a log file
 # ($WHARF_VM_LOGDIR/console.log, default out/vm/ under the current directory).
@@ -70,9 +71,10 @@ while [ $# -gt 0 ]; do
 	--numa) numa=1 ;;
 	--pin) pin=1 ;;
 	--verbose) verbose=1 ;;
-	--timeout | --share | --nodes | --node-a | --node-b)
+	--timeout | --share | --nodes | --node-a | --node-b | --kernel)
 		need_arg "$1" $#
 		case "$1" in
+		--kernel) export WHARF_VM_KERNEL=$2 ;;
 		--timeout) timeout=$2 ;;
 		--share) share=$2 ;;
 		--nodes) nodes=$2 ;;
@@ -132,6 +134,7 @@ done
 
 vmdir=$("$here/prepare.sh")
 kver=$(cat "$vmdir/kver")
+echo "vm: kernel $kver" >&2
 mem=${WHARF_VM_MEM:-3072}
 if [ "$nodes" = 2 ]; then cpus=${WHARF_VM_CPUS:-1}; else cpus=${WHARF_VM_CPUS:-2}; fi
 logdir=${WHARF_VM_LOGDIR:-$PWD/out/vm}
