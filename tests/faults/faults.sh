@@ -45,8 +45,11 @@
 # counted by ./wharf test) and results/faults.json (attempts, outcomes,
 # seconds per case) to its share; each side's logs go beside.
 #
-#   faults.sh [--quick] [--all] [--asan DIR] [CASE...]
+#   faults.sh [--quick] [--all] [--asan DIR] [--repeat N] [--with-defects]
+#             [CASE...]
 #                                            (inside run.sh --nodes 2)
+#   faults.sh --list     the case names, one a line, "NAME slow" for the
+#                        slow ones (anywhere: ./wharf test reads it)
 # --quick: fewer connections (20 instead of 50).  --all: the slow cases
 # too (nvmf_tgt_node_crash: a reboot; nvmf_perf_flap), which run
 # otherwise only when named; ./wharf test runs the rest, ./wharf faults
@@ -56,7 +59,16 @@
 # case counts the leak records ("Direct/Indirect leak of") of its
 # processes in its "leaks found" (a leak fails the case); a process
 # killed (SIGKILL, its deadline) or lost with its crashed node cannot
-# report and is named n/a.  Without --asan: "not checked".
+# report and is named n/a.  Without --asan: "not checked".  --repeat N:
+# the case list N times in this boot (round K's case is NAME@K in the
+# results; a case's rounds one after the other), for ./wharf test --repeat.
+#
+# A case that meets a known defect of the running kernel does not run on
+# it: it is counted as skipped, with the defect named (kernel_defect
+# below), unless --with-defects (./wharf faults, on demand) runs it all
+# the same.  Each case's
+# wall time on node a (from the two nodes' meeting at its start to the
+# one at its end) is its time in faults.xml.
 set -uo pipefail
 
 usage() {
@@ -75,9 +87,9 @@ disc_timeout_s=5
 # shellcheck source=tests/faults/nvmf.sh
 source "$top/tests/faults/nvmf.sh"
 
-# The flaps come last: after one, node b's rxe was seen to drop every
-# RoCE packet node a sent it (docs/faults.md), so that its connects went
-# unanswered for minutes; the crash reboots node b.
+# The flaps come last, flap3s the very last: after a flap in which node b
+# sent CM messages, its rxe loses its CM for the rest of the boot (both
+# kernels: kernel_defect above); the crash reboots node b.
 # name | expect (all: every exchange completes; accounted: every attempt
 # ends somewhere; server: the client dies, the server accounts for all) |
 # fault: "none" (the baseline), "netem OPTS" on both nodes, "flap SECS"
@@ -86,7 +98,8 @@ source "$top/tests/faults/nvmf.sh"
 # b crashes once all are established, powered off SECS), or the NVMe-oF
 # faults of tests/faults/nvmf.sh (expect "nvmf") | messages per connection
 # (default 10) | connections (default: 50, --quick 20) | "slow": only
-# when named or with --all.  Expect "perf": the NVMe-oF target with
+# when named or with --all (./wharf faults, ./wharf test --long), each
+# with its reason beside it.  Expect "perf": the NVMe-oF target with
 # wharf-nvmf-perf --verify as the host (tests/faults/nvmf.sh), through
 # netem (both NICs, the whole run), a kill or a flap.
 cases=(
@@ -98,16 +111,51 @@ cases=(
 	"nvmf_tgt_kill|nvmf|tgt-kill 2"
 	"nvmf_perf_loss|perf|netem loss 3%"
 	"nvmf_perf_tgt_kill|perf|tgt-kill 2"
+	# slow: node a's crash, its reboot and the host's reconnect take
+	# two to three minutes of a two-node boot (docs/faults.md), a tenth
+	# of the suite's budget; what it alone shows (a host noticing by
+	# keep-alive a target node gone without a word) is not in CI.
 	"nvmf_tgt_node_crash|nvmf|tgt-crash 5|||slow"
 	"nvmf_flap|nvmf|flap 3"
+	"nvmf_perf_flap|perf|flap 3"
 	"flap_disconnect|disconnect|flap-disc 15|10|20"
 	"flap3s|accounted|flap 3"
-	"nvmf_perf_flap|perf|flap 3|||slow"
 )
+
+# The defect of the running kernel that case $1 would meet, or nothing
+# (docs/faults.md, "What the faults revealed", has the evidence).  Both
+# kernels' rxe can lose node b's CM after a flap in which node b sent CM
+# messages (MADs) while its link was down, so a host that must reconnect
+# after its flap never does:
+# - 6.1: node b's rxe then drops every CM message node a sends (its GSI
+#   QP shows RTS; a race, two of three boots);
+# - 6.12: node b's GSI QP (QP 1) is left in the error state, and every
+#   CM message node b sends afterwards is lost (node a counts no
+#   request); the kernel host's `nvme disconnect` then hangs in the
+#   kernel.  Seen in the one boot of each case on 6.12.
+# flap3s and flap_disconnect do not need the CM after their flap (every
+# attempt accounted for; forced teardowns), and run: flap3s last, as it
+# leaves node b so for the rest of the boot.
+kernel_defect() {
+	case "$1" in
+	nvmf_flap | nvmf_perf_flap) ;;
+	*) return 0 ;;
+	esac
+	case "$(uname -r)" in
+	6.1.*)
+		echo "kernel 6.1's rxe can drop every CM message after a link flap (docs/faults.md)"
+		;;
+	6.12.*)
+		echo "kernel 6.12's rxe leaves the GSI QP in error after a link flap: no CM message gets out (docs/faults.md)"
+		;;
+	esac
+}
 
 want=()
 all=0
 asan=0
+rounds=1
+with_defects=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--quick) conns=20 ;;
@@ -122,6 +170,24 @@ while [ $# -gt 0 ]; do
 		nvmf_tgt_bin=$2/wharf-nvmf-tgt
 		nvmf_perf_bin=$2/wharf-nvmf-perf
 		shift
+		;;
+	--repeat)
+		rounds=${2:-}
+		case "$rounds" in
+		'' | *[!0-9]* | 0)
+			echo "faults.sh: --repeat takes a count" >&2
+			exit 2
+			;;
+		esac
+		shift
+		;;
+	--with-defects) with_defects=1 ;;
+	--list)
+		for c in "${cases[@]}"; do
+			IFS='|' read -r name _ _ _ _ slow <<<"$c"
+			echo "$name${slow:+ slow}"
+		done
+		exit 0
 		;;
 	-h | --help)
 		usage
@@ -145,11 +211,32 @@ node=${WHARF_NODE:?run me through tools/vm/run.sh --nodes 2}
 res=${WHARF_GUEST_SHARE:?}/results
 mkdir -p "$res"
 
-# The value of KEY in wharf-echo's "outcomes:" line of log $1 (-1: none).
+# The value of KEY in wharf-echo's last "outcomes:" line of log $1 (-1:
+# none).  Shell builtins only: a case reads some fifty values, and a
+# process for each (awk) cost a one-vCPU TCG node seconds per case.
 outcome() {
-	awk -v k="$2" '/wharf-echo: outcomes:/ {
-		for (i = 1; i < NF; i++) if ($i == k) { v = $(i + 1); sub(/;/, "", v) }
-	} END { print (v == "" ? -1 : v) }' "$1"
+	local l line="" w k=""
+	[ -f "$1" ] || {
+		echo -1
+		return
+	}
+	while IFS= read -r l || [ -n "$l" ]; do
+		case "$l" in
+		*"wharf-echo: outcomes:"*) line=${l#*outcomes: } ;;
+		esac
+	done <"$1"
+	for w in ${line//;/}; do
+		if [ -n "$k" ]; then
+			[ "$k" != "$2" ] || {
+				echo "$w"
+				return
+			}
+			k=""
+		elif [ "$w" != left: ]; then
+			k=$w
+		fi
+	done
+	echo -1
 }
 
 # "ok" or why not, for one side's log: every attempt (KEY: connects or
@@ -239,12 +326,13 @@ leak_check() {
 	fi
 }
 
+# Each line of stdin stamped with the seconds (one decimal) since
+# $EPOCHREALTIME was $1, as it comes: builtins only, no process a line.
 stamp() {
-	local line up rest
+	local line t0=${1/./} d
 	while IFS= read -r line; do
-		read -r up rest </proc/uptime
-		printf '%s %s\n' "$(awk -v a="$1" -v b="$up" \
-			'BEGIN { printf "%.1f", b - a }')" "$line"
+		d=$(((${EPOCHREALTIME/./} - t0) / 100000))
+		printf '%d.%d %s\n' $((d / 10)) $((d % 10)) "$line"
 	done
 }
 
@@ -347,6 +435,7 @@ server_case() {
 	[ "$expect" = all ] || limit=55
 	[ "$expect" != server ] || limit=30
 	t0=$(now)
+	local t0e=$EPOCHREALTIME
 	rm -f "$res/$name.crash_t"
 	if [ "$expect" = server ]; then
 		("$rv" wait "$name.crash" 120 >/dev/null && now >"$res/$name.crash_t") &
@@ -357,7 +446,7 @@ server_case() {
 	[ "$expect" != server ] || want_n=$((n + 1))
 	[ "$expect" != disconnect ] || extra=(-v --hold-ms "$disc_hold_ms")
 	timeout -k 5 $((limit + 40)) "$echo_bin" -c "$want_n" -C "$count" \
-		--timeout "$limit" "${extra[@]}" 2>&1 | stamp "$t0" >"$log" &
+		--timeout "$limit" "${extra[@]}" 2>&1 | stamp "$t0e" >"$log" &
 	local spid=$!
 	for i in $(seq 100); do
 		grep -q listening "$log" && break
@@ -446,7 +535,8 @@ server_case() {
 # gtest-style XML and JSON from faults.tsv and faults.verdicts.
 report() {
 	awk -F'\t' -v xml="$res/faults.xml" -v json="$res/faults.json" '
-	FNR == NR { v[$1] = $2; next }
+	FILENAME ~ /faults.times$/ { wall[$1] = $2; next }
+	FILENAME ~ /faults.verdicts$/ { v[$1] = $2; next }
 	{
 		n++; name[n] = $1; att[n] = $2; est[n] = $3; crc[n] = $4
 		src[n] = $5; cs[n] = $6; ss[n] = $7; st[n] = $8; co[n] = $9
@@ -461,22 +551,25 @@ report() {
 		printf "<testsuite name=\"faults\" tests=\"%d\">\n", n > xml
 		printf "[" > json
 		for (i = 1; i <= n; i++) {
-			printf "<testcase name=\"%s\" classname=\"faults\" time=\"%s\">\n", name[i], cs[i] > xml
-			if (v[name[i]] != "ok") {
-				m = v[name[i]]; gsub(/[<>&"]/, "_", m)
+			printf "<testcase name=\"%s\" classname=\"faults\" time=\"%s\">\n", name[i], (name[i] in wall ? wall[name[i]] : cs[i]) > xml
+			m = v[name[i]]; gsub(/[<>&"]/, "_", m)
+			if (m ~ /^skipped: /)
+				printf "<skipped message=\"%s\"/>\n", substr(m, 10) > xml
+			else if (m != "ok")
 				printf "<failure message=\"%s\"></failure>\n", m > xml
-			}
 			print "</testcase>" > xml
 			printf "%s\n {\"case\": \"%s\", \"attempts\": %d, \"established\": %d, \"client_outcomes\": \"%s\", \"server_outcomes\": \"%s\", \"client_exit\": %d, \"server_exit\": %d, \"client_s\": %s, \"server_s\": %s, \"server_settled_s\": %s, \"recover_s\": %s, \"leaks\": %s, \"leaks_found\": \"%s\", \"verdict\": \"%s\"}", (i > 1 ? "," : ""), name[i], att[i], est[i], co[i], so[i], crc[i], src[i], cs[i], ss[i], st[i], rec[i], ln[i], lk[i], v[name[i]] > json
 		}
 		print "</testsuite>\n</testsuites>" > xml
 		print "\n]" > json
-	}' "$res/faults.verdicts" "$res/faults.tsv"
+	}' "$res/faults.times" "$res/faults.verdicts" "$res/faults.tsv"
 }
 
 # Node a: prints case NAME's verdict V (and the status turns 1 on a fail).
 verdict() { # name v
-	if [ "$2" = ok ]; then
+	if [ "${2#skipped: }" != "$2" ]; then
+		echo "faults: SKIP $1: ${2#skipped: }"
+	elif [ "$2" = ok ]; then
 		echo "faults: PASS $1 ($(tail -n 1 "$res/faults.tsv" |
 			awk -F'\t' '{ printf "%d attempts, %d established, client %s s", $2, $3, $6
 				if ($11 != -1) printf ", recover %s s", $11 }'))"
@@ -491,8 +584,12 @@ status=0
 # one it crashed in (the other side of that case still waits for it).
 if [ "${WHARF_BOOT:-1}" = 1 ]; then
 	rm -f "$res"/faults.*
+	: >"$res/faults.times"
 fi
+# With --repeat, each case's rounds run one after the other (a flap can
+# leave the kernel broken for what follows it: the flaps come last).
 for c in "${cases[@]}"; do
+for round in $(seq "$rounds"); do
 	IFS='|' read -r name expect f count n slow <<<"$c"
 	count=${count:-10}
 	n=${n:-$conns}
@@ -501,50 +598,74 @@ for c in "${cases[@]}"; do
 	fi
 	# A slow case runs when named or with --all (./wharf faults).
 	[ -z "${slow:-}" ] || [ "$all" = 1 ] || [ ${#want[@]} -gt 0 ] || continue
-	if grep -qxF "$name" "$res/faults.done" 2>/dev/null; then
+	# The case's key in this run: its name, NAME@K in round K of several.
+	key=$name
+	[ "$rounds" = 1 ] || key=$name@$round
+	if grep -qxF "$key" "$res/faults.done" 2>/dev/null; then
 		continue
 	fi
-	if [ "$(cat "$res/faults.crashed" 2>/dev/null)" = "$name" ]; then
-		echo "faults: node $node back (boot $WHARF_BOOT) after crashing in $name"
+	defect=""
+	[ "$with_defects" = 1 ] || defect=$(kernel_defect "$name")
+	if [ -n "$defect" ]; then
+		# Both nodes see the same kernel: neither runs it.
+		if [ "$node" = a ]; then
+			printf '%s\t0\t0\t0\t0\t0\t0\t-1\tnone\tnone\t-1\tnot checked\n' \
+				"$key" >>"$res/faults.tsv"
+			printf '%s\tskipped: %s\n' "$key" "$defect" >>"$res/faults.verdicts"
+			printf '%s\t0\n' "$key" >>"$res/faults.times"
+			verdict "$key" "skipped: $defect"
+		fi
+		echo "$key" >>"$res/faults.done"
+		continue
+	fi
+	if [ "$(cat "$res/faults.crashed" 2>/dev/null)" = "$key" ]; then
+		echo "faults: node $node back (boot $WHARF_BOOT) after crashing in $key"
 		rm -f "$res/faults.crashed"
 		if [ "$node" = b ]; then
-			"$rv" post "$name.client" "137 0"
+			"$rv" post "$key.client" "137 0"
 		else
-			verdict "$name" "$(nvmf_target_resume "$name" "$f")"
+			verdict "$key" "$(nvmf_target_resume "$key" "$f")"
 		fi
-		"$rv" meet "$name.end" 240 || status=1
-		echo "$name" >>"$res/faults.done"
+		"$rv" meet "$key.end" 240 || status=1
+		echo "$key" >>"$res/faults.done"
 		continue
 	fi
-	"$rv" meet "$name.begin" 120 || {
-		echo "faults: the other node never reached $name"
+	"$rv" meet "$key.begin" 120 || {
+		echo "faults: the other node never reached $key"
 		status=1
-		break
+		break 2
 	}
+	# Node a's wall time of the case, meeting to meeting (a case node a
+	# crashed in keeps its client time: its clock began anew).
+	[ "$node" != a ] || echo "$(now)" >"$res/faults.t0"
 	apply "$f"
 	t0=$(now)
 	if [ "$node" = a ] && [ "$expect" = nvmf ]; then
-		verdict "$name" "$(nvmf_target_case "$name" "$f")"
+		verdict "$key" "$(nvmf_target_case "$key" "$f")"
 		"$fault" clear
 	elif [ "$node" = a ] && [ "$expect" = perf ]; then
-		verdict "$name" "$(nvmf_target_case "$name" "$f" perf)"
+		verdict "$key" "$(nvmf_target_case "$key" "$f" perf)"
 		"$fault" clear
 	elif [ "$node" = a ]; then
-		verdict "$name" "$(server_case "$name" "$expect" "$count" "$n")"
+		verdict "$key" "$(server_case "$key" "$expect" "$count" "$n")"
 		"$fault" clear
 	elif [ "$expect" = nvmf ]; then
-		nvmf_host_case "$name" "$f"
+		nvmf_host_case "$key" "$f"
 		"$fault" clear
 	elif [ "$expect" = perf ]; then
-		nvmf_perf_case "$name" "$f"
+		nvmf_perf_case "$key" "$f"
 		"$fault" clear
 	else
-		client_case "$name" "$expect" "$f" "$count" "$n"
+		client_case "$key" "$expect" "$f" "$count" "$n"
 		"$fault" clear
 	fi
-	wire_state "$name"
-	"$rv" meet "$name.end" 240 || status=1
-	echo "$name" >>"$res/faults.done"
+	wire_state "$key"
+	"$rv" meet "$key.end" 240 || status=1
+	[ "$node" != a ] ||
+		printf '%s\t%s\n' "$key" "$(secs_since "$(cat "$res/faults.t0")")" \
+			>>"$res/faults.times"
+	echo "$key" >>"$res/faults.done"
+done
 done
 [ "$node" = b ] || [ ! -f "$res/faults.tsv" ] || report
 exit "$status"

@@ -74,6 +74,11 @@ nvmf_perf_bin=${WHARF_NVMF_PERF:-$top/bazel-bin/initiators/nvmf/wharf-nvmf-perf}
 # most 4 s), for at most 60 s.
 nvmf_perf_time=30
 nvmf_perf_fault_time=60
+# With a kill or a flap the run ends sooner once it has shown what it is
+# for: the host lost the controller after the fault, and completed I/O in
+# this many progress lines (one a second) after its last state change;
+# then SIGINT ends perf as if its time were up (drain, read-back, report).
+nvmf_perf_after=5
 nvmf_perf_queues=2
 nvmf_perf_qd=8
 nvmf_perf_limit=180
@@ -443,6 +448,22 @@ nvmf_stamp() {
 	done
 }
 
+# Node b: the progress lines with completions in perf's stamped LOG after
+# its last state change (1 s after it), once a loss came after the fault's
+# start FAULT_T; 0 before.
+nvmf_perf_back() { # log fault_t
+	awk -v f="$2" '
+		/nvmf host: .* -> [a-z_]+ on / {
+			if (/ live -> resetting / && $1 >= f) lost = 1
+			lt = $1; n = 0; next
+		}
+		/ IOPS / {
+			for (i = 2; i < NF; i++) if ($(i + 1) == "IOPS") v = $i
+			if (lost && $1 >= lt + 1 && v > 0) n++
+		}
+		END { print (lost ? n : 0) }' "$1"
+}
+
 # Node b: wharf-nvmf-perf's side of case NAME with FAULT (stderr stamped
 # in RES/NAME.host.log, the JSON result in RES/NAME.perf.json).  Tells
 # node a "flowing" (the seconds from perf's start to its first progress
@@ -500,6 +521,18 @@ nvmf_perf_case() { # name fault
 		"$fault" link-down "${f#flap }"
 		;;
 	esac
+	if [ "${f%% *}" != netem ]; then
+		while kill -0 "$ppid" 2>/dev/null; do
+			if [ -f "$res/$name.fault_t" ] &&
+				[ "$(nvmf_perf_back "$log" \
+					"$(cat "$res/$name.fault_t")")" -ge \
+					"$nvmf_perf_after" ]; then
+				pkill -INT -x wharf-nvmf-perf
+				break
+			fi
+			sleep 0.5
+		done
+	fi
 	wait "$ppid"
 	# Did the fault meet the run: its start seen while perf ran (netem:
 	# on throughout).  No fault word after perf ended: it never comes.
