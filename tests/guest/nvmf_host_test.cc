@@ -583,7 +583,8 @@ TEST_P(NvmfHost, PerfInterruptedDrainsAndReports)
 	std::string perf =
 		wharf_guest::built_program("initiators/nvmf/wharf-nvmf-perf");
 	ASSERT_FALSE(perf.empty());
-	std::string err = "/tmp/nvmf_host_perf_int." + GetParam().name;
+	std::string err =
+		std::string("/tmp/nvmf_host_perf_int.") + GetParam().name;
 	std::string out;
 	int rc = Sh("rm -f " + err + "; " + perf + " --traddr " + kAddr +
 			    " --trsvcid " + std::to_string(GetParam().port) +
