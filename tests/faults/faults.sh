@@ -50,10 +50,9 @@
 #                                            (inside run.sh --nodes 2)
 #   faults.sh --list     the case names, one a line, "NAME slow" for the
 #                        slow ones (anywhere: ./wharf test reads it)
-# --quick: fewer connections (20 instead of 50).  --all: the slow cases
-# too (nvmf_tgt_node_crash: a reboot; nvmf_perf_flap), which run
-# otherwise only when named; ./wharf test runs the rest, ./wharf faults
-# all.  --asan DIR: wharf-echo, wharf-nvmf-tgt and wharf-nvmf-perf from
+# --quick: fewer connections (20 instead of 50).  --all: the slow case
+# too (nvmf_tgt_node_crash: a reboot), which runs otherwise only when
+# named; ./wharf test runs the rest, ./wharf faults all.  --asan DIR: wharf-echo, wharf-nvmf-tgt and wharf-nvmf-perf from
 # DIR, ASan (LeakSanitizer) builds (./wharf faults --asan): each process
 # that exits by itself reports its leaks to its log at exit, and each
 # case counts the leak records ("Direct/Indirect leak of") of its
@@ -66,9 +65,8 @@
 # A case that meets a known defect of the running kernel does not run on
 # it: it is counted as skipped, with the defect named (kernel_defect
 # below), unless --with-defects (./wharf faults, on demand) runs it all
-# the same.  Each case's
-# wall time on node a (from the two nodes' meeting at its start to the
-# one at its end) is its time in faults.xml.
+# the same.  Each case's wall time on node a (from the two nodes' meeting
+# at its start to the one at its end) is its time in faults.xml.
 set -uo pipefail
 
 usage() {
