@@ -4,8 +4,9 @@
   report.py slowest [--top N] [--bin LABEL=SECS ...] LABEL=XML ...
       the N slowest test cases (the time each XML gives its case) and the
       N slowest binaries (their --bin wall times), with the total.
-  report.py repeat LABEL@ROUND=XML ...
-      each case's passes over the rounds of ./wharf test --repeat: one
+  report.py repeat LABEL@ROUND=XML ... | LABEL=XML ...
+      each case's passes over the rounds of ./wharf test --repeat (a
+      round per file, or cases named NAME@ROUND in one file): one
       line a case, those that failed at least once first; exits 1 when
       any case failed in any round (or a round of a binary left no case).
 
@@ -88,21 +89,28 @@ def slowest(args):
 
 def repeat(args):
     runs = {}   # (label, case) -> [passes, fails, skips]
-    rounds = {}  # label -> number of rounds seen
+    rounds = {}  # label -> the rounds seen
     empty = []
     for item, path in pairs(args.xml, 'an XML'):
         label, _, rnd = item.partition('@')
-        rounds[label] = rounds.get(label, 0) + 1
         got = cases(path)
         if not got:
             empty.append('%s round %s' % (label, rnd or '1'))
         for name, status, _ in got:
+            # One file may hold every round, each case as NAME@ROUND
+            # (the fault suite's faults.xml).
+            base, at, crnd = name.rpartition('@')
+            if at and crnd.isdigit():
+                name, rnd_of = base, crnd
+            else:
+                rnd_of = rnd or '1'
+            rounds.setdefault(label, set()).add(rnd_of)
             c = runs.setdefault((label, name), [0, 0, 0])
             c[('pass', 'fail', 'skip').index(status)] += 1
     bad = 0
     lines = []
     for (label, name), (p, f, s) in runs.items():
-        n = rounds[label]
+        n = len(rounds[label])
         missing = n - p - f - s
         flaky = f or missing
         bad += 1 if flaky else 0
