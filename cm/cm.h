@@ -556,7 +556,10 @@ struct wharf_listen_opts {
 	 * 0 = 10000. */
 	uint32_t accept_timeout_ms;
 	/** Time from the DREQ to DISCONNECTED (lost DREQ/DREP: forced
-	 * teardown), ms; 0 = 5000. */
+	 * teardown), ms; 0 = 20000, room for the CM to resend a lost DREQ
+	 * four times (every ~4 s).  A forced teardown ends the resends: a
+	 * peer that lost every DREQ sent stays half open until its own
+	 * timer (NVMe-oF: keep-alive) or its next send notices. */
 	uint32_t disconnect_timeout_ms;
 	/** Time in timewait before giving up on TIMEWAIT_EXIT, ms;
 	 * 0 = 10000. */

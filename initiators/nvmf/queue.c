@@ -808,6 +808,7 @@ int wnh_queue_start(struct wharf_nvmf_host_queue *q)
 	co.arg = q;
 	co.shard = (int)q->shard_index;
 	co.qp.recv_credits = q->entries;
+	co.disconnect_timeout_ms = NVMF_RDMA_DISCONNECT_MS;
 	if (q->entries + 1 > WHARF_QP_DEFAULT_SQ_DEPTH)
 		co.qp.sq_depth = q->entries + 1;
 	q->state = NHQ_CONNECTING;

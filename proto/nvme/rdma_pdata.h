@@ -49,6 +49,15 @@
 
 #include "proto/nvme/spec_fabrics.h"
 
+/*
+ * How long a queue's host or target waits for the peer's DREP before the
+ * forced teardown (wharf's disconnect_timeout_ms), not the library's
+ * 20 s: a reset waits for the old queue to end, and an NVMe-oF peer that
+ * lost the DREQ finds the queue gone by its keep-alive or next command.
+ * wharf's choice; the spec names none.
+ */
+#define NVMF_RDMA_DISCONNECT_MS 5000u
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -18,7 +18,8 @@ void echo_usage(FILE *f)
 		"                  [-C message_count] [-S message_size] "
 		"[-p port] [-T shards]\n"
 		"                  [--ud] [--timeout seconds] "
-		"[--handshake-cap N] [--hold-ms MS] [-v]\n"
+		"[--handshake-cap N] [--hold-ms MS]\n"
+		"                  [--disconnect-ms MS] [-v]\n"
 		"\n"
 		"The exchange of rdmacm-utils' ucmatose (RC, default) or, with "
 		"--ud, udaddy,\n"
@@ -46,6 +47,10 @@ void echo_usage(FILE *f)
 		"              before disconnecting (default 0), so that a "
 		"fault can be\n"
 		"              timed to meet the disconnects\n"
+		"  --disconnect-ms MS\n"
+		"              RC: wait MS ms for the peer's DREP before a "
+		"forced teardown\n"
+		"              (default: the library's, 20000)\n"
 		"  -v          log progress to stderr, each line stamped "
 		"with\n"
 		"              CLOCK_MONOTONIC seconds\n"
@@ -77,6 +82,7 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 		{"timeout", required_argument, NULL, 't'},
 		{"handshake-cap", required_argument, NULL, 'H'},
 		{"hold-ms", required_argument, NULL, 'M'},
+		{"disconnect-ms", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -122,6 +128,9 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 			break;
 		case 'M':
 			err = num(optarg, &a->hold_ms);
+			break;
+		case 'D':
+			err = num(optarg, &a->disconnect_ms);
 			break;
 		case 'v':
 			a->verbose = true;

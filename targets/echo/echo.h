@@ -54,6 +54,7 @@ struct echo_args {
 	unsigned timeout_s;
 	unsigned handshake_cap; /* --handshake-cap, 0 = library default */
 	unsigned hold_ms;	/* --hold-ms: server, RC */
+	unsigned disconnect_ms; /* --disconnect-ms: RC, 0 = the library's */
 	bool ud;
 	bool verbose;
 };

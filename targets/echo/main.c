@@ -239,6 +239,7 @@ static int serve(struct echo *e)
 	lo.ops = e->a.ud ? &echo_ud_ops : &echo_rc_ops;
 	lo.arg = e;
 	lo.qp.recv_credits = e->a.count ? e->a.count : 1;
+	lo.disconnect_timeout_ms = e->a.disconnect_ms;
 	err = wharf_listen(e->cm, &lo, &e->listener);
 	if (err)
 		return err;
@@ -276,6 +277,7 @@ static int connect_all(struct echo *e)
 		co.arg = e;
 		co.shard = (int)(i % e->nshards);
 		co.qp.recv_credits = e->a.count ? e->a.count : 1;
+		co.disconnect_timeout_ms = e->a.disconnect_ms;
 		err = wharf_connect(e->cm, &co, NULL);
 		if (err)
 			return err;

@@ -185,6 +185,7 @@ static int listen_all(struct nvmf_rdma *r, const struct nvmf_config *cfg,
 		lo.defer_max_ms = r->opts.defer_max_ms;
 		lo.defer_max = r->opts.defer_max;
 		lo.refusal = nr_refusal;
+		lo.disconnect_timeout_ms = NVMF_RDMA_DISCONNECT_MS;
 		rc = wharf_listen(r->cm, &lo, &r->listeners[i]);
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: listen %s %u: %s",

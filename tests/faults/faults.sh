@@ -31,8 +31,22 @@
 # teardown (the listener's disconnect_timeout_ms, 5 s), all N counted as
 # forced_teardowns, each one's DREQ-to-end time (wharf-echo -v's
 # CLOCK_MONOTONIC stamps) between 5 s (the timer cannot fire early) and a
-# loose 10 s.  The client's exchange must complete; it never hears the
-# lost DREQ, so it may end by its own deadline, its attempts accounted.
+# loose 10 s (the server runs with --disconnect-ms 5000: the timer
+# under test, not the library's default).  The client's exchange must
+# complete; it never hears the lost DREQ, so it may end by its own
+# deadline, its attempts accounted.
+#
+# cut_dreq ("dreq"): the other side of that timer.  The server holds
+# each connection 3 s after its exchange; node a drops everything it
+# sends (netem loss 100 %: the link stays up, so node b sees no link
+# event) from half a second after all are established until 5.5 s after
+# its first DREQ: each DREQ and the CM's first resend (~4 s later) are
+# lost, the second resend (~7.5 s) gets through.  With the library's default disconnect timer
+# (20 s, room for the resends) every connection must end by its DREP: no
+# forced teardown, both sides exit 0, and the slowest DREQ-to-end above
+# 5 s (proof that a resend was needed).  A timer shorter than the
+# resends (the old 5 s) tears the server's side down first, and the
+# client waits for a DREQ that never comes, until its deadline.
 #
 # Either node may crash in a case (crash SECS: node b; the NVMe-oF
 # tgt-crash: node a): the node records the case, and when it boots again
@@ -82,6 +96,10 @@ conns=50
 # disconnect_timeout_ms, default 5000) ends what the flap loses.
 disc_hold_ms=5000
 disc_timeout_s=5
+# cut_dreq: the hold before the DREQs, and how long after the first one
+# the cut ends (past the CM's first resend, before its second).
+dreq_hold_ms=3000
+dreq_cut_after_s=5.5
 # shellcheck source=tests/faults/nvmf.sh
 source "$top/tests/faults/nvmf.sh"
 
@@ -92,7 +110,9 @@ source "$top/tests/faults/nvmf.sh"
 # ends somewhere; server: the client dies, the server accounts for all) |
 # fault: "none" (the baseline), "netem OPTS" on both nodes, "flap SECS"
 # (node b's link down SECS, 1 s after its client starts), "flap-disc SECS"
-# (the same, timed to meet the server's disconnects), "crash SECS" (node
+# (the same, timed to meet the server's disconnects), "cut-dreq" (node
+# a sends nothing through its DREQs and their first resend), "crash
+# SECS" (node
 # b crashes once all are established, powered off SECS), or the NVMe-oF
 # faults of tests/faults/nvmf.sh (expect "nvmf") | messages per connection
 # (default 10) | connections (default: 50, --quick 20) | "slow": only
@@ -105,6 +125,7 @@ cases=(
 	"loss1|all|netem loss 1%"
 	"loss5|all|netem loss 5%"
 	"delay20ms|all|netem delay 20ms 10ms"
+	"cut_dreq|dreq|cut-dreq|10|20"
 	"crash_client|server|crash 5|10|20"
 	"nvmf_tgt_kill|nvmf|tgt-kill 2"
 	"nvmf_perf_loss|perf|netem loss 3%"
@@ -381,7 +402,7 @@ client_case() {
 	# 30 s) so that every attempt ends by them.
 	local limit=120
 	[ "$expect" = all ] || limit=45
-	[ "$expect" != server ] && [ "$expect" != disconnect ] || verbose=(-v)
+	case "$expect" in server | disconnect | dreq) verbose=(-v) ;; esac
 	t0=$(now)
 	timeout -k 5 $((limit + 30)) "$echo_bin" -s "$WHARF_PEER_ADDR" \
 		-c "$n" -C "$count" --timeout "$limit" "${verbose[@]}" \
@@ -425,7 +446,8 @@ client_case() {
 
 # Node a: the server's side of one case; prints the verdict.
 server_case() {
-	local name=$1 expect=$2 count=$3 n=$4 log=$res/$name.server.log t0 rc i
+	local name=$1 expect=$2 count=$3 n=$4 f=$5 log=$res/$name.server.log
+	local t0 rc i fp=""
 	# wharf-echo's server waits for all N; where some attempts may never
 	# reach it, its deadline ends the case (its accept timer, 10 s, ends
 	# the half-open handshakes well before).
@@ -442,7 +464,9 @@ server_case() {
 	# comes (awk may read its input in blocks).
 	local want_n=$n extra=()
 	[ "$expect" != server ] || want_n=$((n + 1))
-	[ "$expect" != disconnect ] || extra=(-v --hold-ms "$disc_hold_ms")
+	[ "$expect" != disconnect ] || extra=(-v --hold-ms "$disc_hold_ms"
+		--disconnect-ms $((disc_timeout_s * 1000)))
+	[ "$expect" != dreq ] || extra=(-v --hold-ms "$dreq_hold_ms")
 	timeout -k 5 $((limit + 40)) "$echo_bin" -c "$want_n" -C "$count" \
 		--timeout "$limit" "${extra[@]}" 2>&1 | stamp "$t0e" >"$log" &
 	local spid=$!
@@ -451,8 +475,29 @@ server_case() {
 		sleep 0.1
 	done
 	"$rv" post "$name.listening"
+	if [ "$f" = cut-dreq ]; then
+		# The exchange takes well under a second, the DREQs go out
+		# dreq_hold_ms after it: the cut begins between, and ends
+		# timed from the first DREQ.  (Deadlines, not counts: each
+		# grep on the share takes a while in a loaded guest.)
+		(end=$((SECONDS + 60))
+		while ! grep -q "connections established" "$log"; do
+			[ "$SECONDS" -lt "$end" ] || exit 0
+			sleep 0.1
+		done
+		sleep 0.5
+		"$fault" netem loss 100%
+		while ! grep -q " disconnecting$" "$log"; do
+			[ "$SECONDS" -lt "$end" ] || break
+			sleep 0.1
+		done
+		sleep "$dreq_cut_after_s"
+		"$fault" clear) >/dev/null 2>&1 &
+		fp=$!
+	fi
 	wait "$spid"
 	rc=$?
+	[ -z "$fp" ] || wait "$fp"
 	local srv_s cv crc csec why=""
 	srv_s=$(secs_since "$t0")
 	cv=$("$rv" wait "$name.client" 200) || cv="125 0"
@@ -472,17 +517,12 @@ server_case() {
 	else
 		[ "$ca" = ok ] || why+="client: $ca; "
 	fi
-	local recover=-1
-	if [ "$expect" = disconnect ]; then
-		# Every exchange completed before the flap, every disconnect
-		# lost in it: each ends by the server's own forced teardown.
+	local recover=-1 lo hi forced
+	if [ "$expect" = disconnect ] || [ "$expect" = dreq ]; then
 		[ "$rc" = 0 ] || why+="server exit $rc; "
-		local forced
 		forced=$(outcome "$log" forced_teardowns)
-		[ "$forced" = "$n" ] || why+="forced teardowns $forced of $n; "
 		# Each connection's DREQ until it ended (wharf-echo's -v
-		# stamps): the longest and the shortest.
-		local lo hi
+		# stamps): the shortest and the longest.
 		read -r lo hi <<<"$(awk '
 			/ disconnecting$/ { d[$5] = $3 }
 			/ disconnected$/ && ($5 in d) { s = $3 - d[$5]; n++
@@ -491,11 +531,24 @@ server_case() {
 			END { if (!n) print -1, -1
 			else printf "%.1f %.1f\n", lo, hi }' "$log")"
 		recover=$hi
+	fi
+	if [ "$expect" = disconnect ]; then
+		# Every exchange completed before the flap, every disconnect
+		# lost in it: each ends by the server's own forced teardown.
+		[ "$forced" = "$n" ] || why+="forced teardowns $forced of $n; "
 		# Not before wharf's timer (it cannot fire early); the upper
 		# bound is loose (2x) for a loaded TCG guest.
 		awk -v lo="$lo" -v hi="$hi" -v t="$disc_timeout_s" \
 			'BEGIN { exit !(lo >= t && hi <= 2 * t) }' ||
 			why+="teardowns took $lo-$hi s, not within ${disc_timeout_s}-$((2 * disc_timeout_s)) s; "
+	fi
+	if [ "$expect" = dreq ]; then
+		# The DREQs and their first resends lost, a later resend
+		# answered: every connection ends by its DREP, on both sides.
+		[ "$forced" = 0 ] || why+="forced teardowns $forced (the DREQ's resends did not get through); "
+		[ "$crc" = 0 ] || why+="client exit $crc (a DREQ never reached it); "
+		awk -v hi="$hi" 'BEGIN { exit !(hi > 5) }' ||
+			why+="slowest DREQ-to-end $hi s: no resend was needed, the flap missed the DREQs; "
 	fi
 	if [ "$expect" = all ]; then
 		[ "$rc" = 0 ] || why+="server exit $rc; "
@@ -645,7 +698,7 @@ for round in $(seq "$rounds"); do
 		verdict "$key" "$(nvmf_target_case "$key" "$f" perf)"
 		"$fault" clear
 	elif [ "$node" = a ]; then
-		verdict "$key" "$(server_case "$key" "$expect" "$count" "$n")"
+		verdict "$key" "$(server_case "$key" "$expect" "$count" "$n" "$f")"
 		"$fault" clear
 	elif [ "$expect" = nvmf ]; then
 		nvmf_host_case "$key" "$f"
