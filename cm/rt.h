@@ -47,7 +47,14 @@
 #include "cm/rej_busy.h"
 #include "core/list.h"
 
-/* Defaults (see cm.h). */
+/*
+ * Defaults (see cm.h).  DISCONNECT: the CM resends an unanswered DREQ
+ * every ~4 s (the CM response timeout rdma_cm puts in its REQ, 2^20 x
+ * 4.096 us; the fault suite's cut_dreq saw the second resend answered
+ * 8.6 s after the DREQ).  A forced teardown destroys the cm_id and with
+ * it those resends, leaving a peer that never heard the DREQ half open
+ * (ucmatose waits for it forever): 20 s lets the CM send it five times.
+ */
 #define WCM_DEF_HANDSHAKE_CAP  1024u
 #define WCM_DEF_CONNECT_WINDOW 64u
 #define WCM_DEF_BUSY_RETRY_MS  100u
@@ -59,14 +66,6 @@
 #define WCM_DEF_CONNECT_MS     30000u
 #define WCM_DEF_DECISION_MS    10000u
 #define WCM_DEF_ACCEPT_MS      10000u
-/*
- * The CM resends an unanswered DREQ every ~4 s (the CM response timeout
- * rdma_cm puts in its REQ, 2^20 x 4.096 us; the fault suite's cut_dreq
- * saw the second resend answered 8.6 s after the DREQ).  A forced
- * teardown destroys the cm_id and with it those resends, leaving a peer
- * that never heard the DREQ half open (ucmatose waits for it forever):
- * 20 s lets the CM send it five times.
- */
 #define WCM_DEF_DISCONNECT_MS  20000u
 #define WCM_DEF_TIMEWAIT_MS    10000u
 #define WCM_DEF_DEFER_MS       20000u
