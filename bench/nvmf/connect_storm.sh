@@ -97,8 +97,8 @@ for t in "${order[@]}"; do
 done
 
 prog=connect_storm
-# shellcheck source=bench/nvmf/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib/nvmf.sh
+. "$(dirname "$0")/../../tools/lib/nvmf.sh"
 nvmf_find_tgt
 log() { nvmf_log "$@"; }
 

@@ -35,8 +35,8 @@ command -v perf >/dev/null || {
 	exit 2
 }
 prog=host_profile
-# shellcheck source=bench/nvmf/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib/nvmf.sh
+. "$(dirname "$0")/../../tools/lib/nvmf.sh"
 mkdir -p "$out"
 nqn=nqn.2024-01.io.wharf:profile
 # perf's data stays in the guest's tmpfs: written to the 9p share, perf's

@@ -67,8 +67,8 @@ for t in $targets; do
 	esac
 done
 prog=host_vs_kernel
-# shellcheck source=bench/nvmf/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib/nvmf.sh
+. "$(dirname "$0")/../../tools/lib/nvmf.sh"
 nvmf_find_tgt
 perf=$nvmf_top/bazel-out/k8-opt/bin/initiators/nvmf/wharf-nvmf-perf
 [ -x "$perf" ] || perf=$nvmf_top/bazel-bin/initiators/nvmf/wharf-nvmf-perf

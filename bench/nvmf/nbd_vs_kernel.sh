@@ -39,8 +39,8 @@ while getopts "r:q:t:h" o; do
 	esac
 done
 prog=nbd_vs_kernel
-# shellcheck source=bench/nvmf/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib/nvmf.sh
+. "$(dirname "$0")/../../tools/lib/nvmf.sh"
 nvmf_find_tgt
 nbd=$nvmf_top/bazel-out/k8-opt/bin/initiators/nbd/wharf-nbd
 [ -x "$nbd" ] || nbd=$nvmf_top/bazel-bin/initiators/nbd/wharf-nbd

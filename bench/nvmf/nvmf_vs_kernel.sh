@@ -82,8 +82,8 @@ null) kdisk=/dev/nullb0 wns=null:64M ;;
 	;;
 esac
 prog=nvmf_vs_kernel
-# shellcheck source=bench/nvmf/lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/lib/nvmf.sh
+. "$(dirname "$0")/../../tools/lib/nvmf.sh"
 nvmf_find_tgt
 
 log() { nvmf_log "$@"; }

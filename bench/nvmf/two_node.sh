@@ -145,15 +145,15 @@ drive() {
 
 in_guest() {
 	prog=two_node
-	# shellcheck source=bench/nvmf/lib.sh
-	. "$top/bench/nvmf/lib.sh"
+	# shellcheck source=tools/lib/nvmf.sh
+	. "$top/tools/lib/nvmf.sh"
 	nvmf_find_tgt
 	perf=$nvmf_top/bazel-out/k8-opt/bin/initiators/nvmf/wharf-nvmf-perf
 	[ -x "$perf" ] || perf=$nvmf_top/bazel-bin/initiators/nvmf/wharf-nvmf-perf
 	hostnqn=$(cat /etc/nvme/hostnqn)
 	work=$(mktemp -d)
 	tgt_pid=
-	# fio on node b's one CPU (lib.sh's nvmf_fio).
+	# fio on node b's one CPU (tools/lib/nvmf.sh's nvmf_fio).
 	nvmf_fio_cpu=0
 	trap guest_cleanup EXIT
 	nvmf_modules ram

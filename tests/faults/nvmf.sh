@@ -60,8 +60,8 @@ nvmf_fio_limit=180
 # the partition scan take about 25).
 nvmf_before=200
 
-# shellcheck source=bench/nvmf/lib.sh
-prog=faults source "$top/bench/nvmf/lib.sh"
+# shellcheck source=tools/lib/nvmf.sh
+prog=faults source "$top/tools/lib/nvmf.sh"
 nvmf_tgt_bin=${WHARF_NVMF_TGT:-$top/bazel-bin/targets/nvmf/wharf-nvmf-tgt}
 nvmf_perf_bin=${WHARF_NVMF_PERF:-$top/bazel-bin/initiators/nvmf/wharf-nvmf-perf}
 # wharf-nvmf-perf: two I/O queues of QD 8 (16 slots, each owning 2 MiB of

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# bench/nvmf/lib.sh - shell helpers shared by the NVMe-oF benchmarks in
-# this directory (sourced, not run): finding wharf-nvmf-tgt, the guest's
+# tools/lib/nvmf.sh - shell helpers shared by the NVMe-oF benchmarks
+# (bench/nvmf/) and the fault suite (tests/faults/nvmf.sh), sourced, not
+# run: finding wharf-nvmf-tgt, the guest's
 # kernel modules and backing devices, an nvmet-rdma subsystem through
 # configfs, and starting wharf-nvmf-tgt. The caller sets `prog` (the
 # prefix of its messages) before sourcing.
