@@ -59,14 +59,6 @@ struct config {
 	const char *mode_name;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- what every consumer does with a message -------------------------- */
 
 struct sink {
@@ -90,7 +82,7 @@ static void latency_msg(uint64_t stamp)
 {
 	uint64_t i = atomic_load_explicit(&lat_acked, memory_order_relaxed);
 
-	lat_samples[i] = now_ns() - stamp;
+	lat_samples[i] = wharf_now_ns() - stamp;
 	atomic_store_explicit(&lat_acked, i + 1, memory_order_release);
 }
 
@@ -326,9 +318,9 @@ static void *produce(void *arg)
 	while (!atomic_load_explicit(&go, memory_order_acquire))
 		sched_yield();
 	for (;;) {
-		if (p->cfg->messages
-			    ? p->sent == p->cfg->messages
-			    : (p->sent % 1024 == 0 && now_ns() >= p->deadline))
+		if (p->cfg->messages ? p->sent == p->cfg->messages
+				     : (p->sent % 1024 == 0 &&
+					wharf_now_ns() >= p->deadline))
 			break;
 		p->ops->send(p->impl, consumer, false, 0);
 		p->sent++;
@@ -359,7 +351,7 @@ static void measure_throughput(const struct queue_ops *ops, void *impl,
 	uint64_t base = total_ran(cfg->consumers);
 
 	atomic_store(&go, false);
-	start = now_ns();
+	start = wharf_now_ns();
 	for (unsigned i = 0; i < cfg->producers; i++) {
 		prod[i] = (struct producer){
 			.ops = ops,
@@ -371,17 +363,17 @@ static void measure_throughput(const struct queue_ops *ops, void *impl,
 		};
 		pthread_create(&prod[i].thread, NULL, produce, &prod[i]);
 	}
-	start = now_ns();
+	start = wharf_now_ns();
 	atomic_store_explicit(&go, true, memory_order_release);
 	for (unsigned i = 0; i < cfg->producers; i++) {
 		pthread_join(prod[i].thread, NULL);
 		sent += prod[i].sent;
 	}
-	last_report = now_ns();
+	last_report = wharf_now_ns();
 	while (total_ran(cfg->consumers) - base < sent) {
 		sched_yield();
-		if (now_ns() - last_report > 1000000000u) {
-			last_report = now_ns();
+		if (wharf_now_ns() - last_report > 1000000000u) {
+			last_report = wharf_now_ns();
 			fprintf(stderr, "  %s: draining, %llu of %llu run\n",
 				ops->name,
 				(unsigned long long)(total_ran(cfg->consumers) -
@@ -389,7 +381,7 @@ static void measure_throughput(const struct queue_ops *ops, void *impl,
 				(unsigned long long)sent);
 		}
 	}
-	res->secs = (double)(now_ns() - start) / 1e9;
+	res->secs = (double)(wharf_now_ns() - start) / 1e9;
 	res->msgs = sent;
 }
 
@@ -405,7 +397,7 @@ static void measure_latency(const struct queue_ops *ops, void *impl,
 		/* Give the consumer time to fall asleep. */
 		if (cfg->gap_us)
 			nanosleep(&gap, NULL);
-		ops->send(impl, 0, true, now_ns());
+		ops->send(impl, 0, true, wharf_now_ns());
 		/* Spin, yielding now and then to a consumer on our CPU. */
 		for (unsigned spin = 1;
 		     atomic_load_explicit(&lat_acked, memory_order_acquire) <=

@@ -21,6 +21,8 @@
 
 #include <urcu/urcu-qsbr.h>
 
+#include <wharf/core.h>
+
 #include "cm/conn_rcu.h"
 #include "cm/conn_table.h"
 #include "qp/qpn_map.h"
@@ -29,14 +31,6 @@ struct conn {
 	struct wcm_conn_entry e;
 	uint32_t qpn;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
@@ -126,12 +120,12 @@ int main(int argc, char **argv)
 		}
 		for (uint32_t i = 0; i < 65536; i++)
 			order[i] = c[rnd() % n].qpn;
-		t0 = now_ns();
+		t0 = wharf_now_ns();
 		for (unsigned long i = 0; i < lookups; i++)
 			sink += (uintptr_t)wqp_qpn_map_find(&m,
 							    order[i & 65535]);
-		t_map = now_ns() - t0;
-		t0 = now_ns();
+		t_map = wharf_now_ns() - t0;
+		t0 = wharf_now_ns();
 		urcu_qsbr_read_lock();
 		for (unsigned long i = 0; i < lookups; i++) {
 			sink += (uintptr_t)wcm_conn_table_lookup_qp(
@@ -143,7 +137,7 @@ int main(int argc, char **argv)
 			}
 		}
 		urcu_qsbr_read_unlock();
-		t_rcu = now_ns() - t0;
+		t_rcu = wharf_now_ns() - t0;
 		printf("%8u %14.1f %14.1f\n", n, (double)t_map / lookups,
 		       (double)t_rcu / lookups);
 		if (!sink)

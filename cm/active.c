@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "cm/qp_opts.h"
 #include "cm/rt.h"
 
@@ -191,7 +191,7 @@ static int copy_param(struct wharf_conn *c, const struct wharf_conn_param *in)
 		c->want_null = true;
 		return 0;
 	}
-	err = wcore_opts_copy(&p, sizeof(p), in);
+	err = wbase_opts_copy(&p, sizeof(p), in);
 	if (err)
 		return err;
 	err = wcm_pdata_check(WCM_MSG_CONNECT, c->ps, p.private_data,
@@ -281,7 +281,7 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 
 	if (!cm || !in)
 		return -EINVAL;
-	err = wcore_opts_copy(&o, sizeof(o), in);
+	err = wbase_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.dst || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
@@ -301,7 +301,7 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 	c = wcm_conn_alloc(sh, o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC);
 	if (!c)
 		return -ENOMEM;
-	err = wcore_opts_copy(&c->ops, sizeof(c->ops), o.ops);
+	err = wbase_opts_copy(&c->ops, sizeof(c->ops), o.ops);
 	if (!err)
 		err = copy_param(c, o.param);
 	if (err) {

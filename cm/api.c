@@ -10,10 +10,7 @@
 
 void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c->step_ns[step] = (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+	c->step_ns[step] = wharf_now_ns();
 }
 
 uint64_t wharf_conn_step_ns(const struct wharf_conn *conn,

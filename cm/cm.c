@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "cm/conn_rcu.h"
 #include "cm/rt.h"
 
@@ -42,7 +42,7 @@ int wharf_cm_create(struct wharf_ctx *ctx, const struct wharf_cm_opts *in,
 		return -EINVAL;
 	if (wharf_shard_current())
 		return -EDEADLK;
-	err = wcore_opts_copy(&o, sizeof(o), in);
+	err = wbase_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (o.async_shard >= wharf_ctx_shard_count(ctx))
@@ -64,7 +64,7 @@ int wharf_cm_create(struct wharf_ctx *ctx, const struct wharf_cm_opts *in,
 	cm->remote_penalty =
 		o.remote_penalty ? o.remote_penalty : WCM_DEF_REMOTE_PENALTY;
 	atomic_init(&cm->closing, false);
-	err = wcore_opts_copy(&cm->res_opts, sizeof(cm->res_opts), o.res_opts);
+	err = wbase_opts_copy(&cm->res_opts, sizeof(cm->res_opts), o.res_opts);
 	if (err)
 		goto fail;
 	err = wcm_devs_open(cm, o.async_shard);

@@ -1,109 +1,28 @@
 /*
- * wharf cm: sharded RDMA connection management on the kernel RDMA CM.
- * (Design and reasoning: docs/design/cm.md.)
+ * <wharf/cm.h> - sharded RDMA connection management on the kernel RDMA CM.
  *
  * A wharf_cm belongs to a context (<wharf/core.h>) and serves every RDMA
- * device librdmacm knows.  wharf_listen() binds an address; each request
- * it receives is handed to one owner shard (the listener's pick_shard
- * policy, else the least loaded shard NUMA-local to the device), where
- * every later event and every callback of the connection runs.
+ * device librdmacm knows.  Each connection (struct wharf_conn) is owned
+ * by one shard, where every event and callback of it runs; other threads
+ * find it by its 64-bit id (wharf_conn_lookup(), RCU) or hand it work
+ * (wharf_conn_call()).  What an application sees of its life:
  *
- * Connections.  A connection (struct wharf_conn) is owned by one shard.
- * It is identified by a 64-bit id (owner shard in the top 16 bits) that
- * stays valid for lookups (wharf_conn_lookup(), RCU) until it is
- * destroyed.  What an application sees of its life:
- *
- *   active:  wharf_connect() -> [address, route, QP, REQ] -> on_established
- *            or on_rejected / on_error
- *   passive: on_request -> wharf_accept() / wharf_reject() (in on_request
- *            or later, on the owner shard) -> on_established / on_error
+ *   active:  wharf_connect() -> on_established, or on_rejected / on_error
+ *   passive: on_request -> wharf_accept() / wharf_reject() (then or later,
+ *            on the owner shard) -> on_established / on_error
  *   both:    wharf_disconnect() or the peer's DREQ -> on_disconnected,
- *            exactly once for every connection that delivered
- *            on_established, whatever ends it (peer, local, timeout, QP
- *            error, device removal, wharf_conn_destroy()).
+ *            exactly once for every connection that was established
  *
- * Every wait has a timer (address and route resolution, connect, the
- * application's decision, the passive side's wait for the RTU, disconnect,
- * timewait), so a connection never hangs: a lost DREQ or DREP ends in a
- * forced teardown after disconnect_timeout_ms.
+ * Every wait has a timer, and every request and every wharf_connect()
+ * ends in exactly one counted outcome (wharf_cm_stats).  Connection
+ * parameters and private data follow rdma_connect(3) and rdma_accept(3).
+ * A listener without room defers a request (WHARF_OVERLOAD_DEFER, the
+ * default) or refuses it (WHARF_OVERLOAD_REJECT_BUSY).  Errors are
+ * negative errno values (librdmacm's -1/errno and verbs' positive values
+ * translated).
  *
- * Connection parameters follow the librdmacm man pages (rdma_connect(3),
- * rdma_accept(3)), which are the contract:
- *  - responder_resources / initiator_depth: 0xFF on connect means the
- *    device maximum; an explicit value above it is -EINVAL and nothing is
- *    sent.  accept(NULL) takes the request's values (already in the local
- *    point of view) adjusted down to the local device; an explicit accept
- *    value above the local maximum is -EINVAL.  Unlike librdmacm, accept
- *    with NULL parameters works with the library-managed QP.
- *  - retry_count / rnr_retry_count are 3-bit: larger values become 7, as
- *    the kernel does (min, not a mask).
- *  - flow_control is exchanged and reported (wharf_conn_info), never used
- *    to configure the QP.
- *  - srq and qp_num always come from the library's QP.
- *  - private data: connect <= 56 bytes (RC) / 180 (UD); accept <= 196
- *    (RC) / 136 (UD); reject <= 148 (RC) / 136 (UD).  Above: -EINVAL,
- *    nothing sent.  Received private data is delivered with the length the
- *    transport reports (IB pads every field: a REQ always reports 56 bytes,
- *    a REJ 148), never trimmed or parsed.
- *
- * Data path.  An RC connection's QP comes from its shard's pool, receives
- * from the shard's SRQ (unless a private receive queue is asked for) and
- * is driven by <wharf/qp.h>: post with wharf_qp_post_send() etc. on
- * wharf_conn_qp(); completions arrive through the connection's on_recv /
- * on_send_done.  Receives that complete before the connection is
- * ESTABLISHED (the peer's first message overtook its RTU) are held and
- * delivered right after on_established, in order.  When the QP reports
- * IBV_EVENT_COMM_EST the library calls rdma_notify() itself (EISCONN counts
- * as success); wharf_notify() is there for applications that establish
- * out of band.
- *
- * UD (WHARF_PS_UD, RDMA_PS_UDP).  wharf_connect() performs the service-ID
- * lookup (SIDR): on_established delivers the remote QP number, its Q_Key
- * and an address handle.  The passive side accepts with the number of a UD
- * QP of its own (wharf_conn_param.ud_qp_num; create it on wharf_conn_pd(),
- * wharf_conn_ud_qp_ready() prepares it) and <= 136 bytes of private data;
- * the connection is
- * established as soon as the SIDR reply is sent.  There is no disconnect
- * on the wire: wharf_disconnect() ends a UD connection locally.
- *
- * Storm control.  Each shard runs at most handshake_cap passive
- * handshakes at once and admits only as many connections as its SRQ
- * receive budget covers (wharf_qp_res_admit()).  Beyond either, the
- * listener's overload policy applies (wharf_listen_opts; the reasoning is
- * in docs/design/overload.md):
- *  - WHARF_OVERLOAD_DEFER (the default): the request waits, unanswered, in
- *    its owner shard's FIFO and is presented (on_request, or the
- *    listener's accept) when the shard has room, in arrival order.  The
- *    peer's window: the kernel CM (Linux 6.1, IB and RoCE alike) answers
- *    each retransmission of a REQ its consumer holds (the first after
- *    about 6 s) with an MRA of service timeout 24 (about 68 s), for up to
- *    15 retries: about 17 minutes before a peer that waits on the CM (the
- *    Linux NVMe-oF host, librdmacm's tools) gives up.  SPDK's host gives
- *    up after its rdma_cm_event_timeout_ms (1 s by default).  A deferral
- *    lasts at most defer_max_ms (default 20 s, at most
- *    WHARF_DEFER_MAX_MS_LIMIT = 60 s, well inside the window and below
- *    wharf_connect()'s 30 s), and at most defer_max requests of a
- *    listener wait; beyond either the request is refused.  The kernel
- *    reports no event when a peer gives up on a request userspace has not
- *    answered: such a request ends when its deferral runs out, or fails
- *    at the accept, counted either way.
- *  - WHARF_OVERLOAD_REJECT_BUSY: refused at once with wharf's busy REJ,
- *    for fleets of wharf clients that retry after its hint.
- * A refusal the library sends on its own (overload, shutdown, a deferral
- * that ran out, a request it cannot take) carries the private data of the
- * listener's refusal callback, in the peer's protocol; without one,
- * REJECT_BUSY listeners send the busy payload and DEFER listeners none (a
- * plain consumer-defined REJ).  The busy payload: REJ reason 28 (consumer
- * defined) with a reason, a retry-after hint in milliseconds and the
- * shard's load.  wharf_connect() decodes it (wharf_conn_reject) and, when asked
- * (busy_retry), retries after the hint with jittered exponential backoff.
- * A stale-connection REJ (reason 10) is retried with backoff by default.
- *
- * Counters.  Every request and every wharf_connect() ends in exactly one
- * final outcome, counted per shard and per listener (wharf_cm_stats).
- *
- * Errors are negative errno values; 0 means success.  librdmacm's -1/errno
- * and verbs' positive errno values are translated.
+ * The semantics in full - the timers, the parameters, the data path, UD,
+ * storm control, refusals: docs/design/cm.md, docs/design/overload.md.
  */
 #ifndef WHARF_CM_H
 #define WHARF_CM_H

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "cm/backlog.h"
 #include "cm/qp_opts.h"
 #include "cm/rt.h"
@@ -373,7 +373,7 @@ static uint32_t or_default(uint32_t v, uint32_t dflt)
 static int accept_param_copy(struct wharf_listener *l,
 			     const struct wharf_conn_param *p)
 {
-	int err = wcore_opts_copy(&l->accept_param, sizeof(l->accept_param), p);
+	int err = wbase_opts_copy(&l->accept_param, sizeof(l->accept_param), p);
 
 	if (err)
 		return err;
@@ -401,7 +401,7 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 
 	if (!cm || !in || !out)
 		return -EINVAL;
-	err = wcore_opts_copy(&o, sizeof(o), in);
+	err = wbase_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.addr || !o.ops || (o.ps != WHARF_PS_RC && o.ps != WHARF_PS_UD) ||
@@ -420,7 +420,7 @@ int wharf_listen(struct wharf_cm *cm, const struct wharf_listen_opts *in,
 	l->cm = cm;
 	l->sh = cm->shards[o.shard];
 	l->ps = o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC;
-	err = wcore_opts_copy(&l->ops, sizeof(l->ops), o.ops);
+	err = wbase_opts_copy(&l->ops, sizeof(l->ops), o.ops);
 	if (!err && o.accept_param)
 		err = accept_param_copy(l, o.accept_param);
 	if (err) {

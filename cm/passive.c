@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "cm/qp_opts.h"
 #include "cm/rt.h"
 
@@ -171,7 +171,7 @@ int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *in)
 	if (conn->sm.side != WCM_SIDE_PASSIVE)
 		return -EINVAL;
 	if (in) {
-		err = wcore_opts_copy(&p, sizeof(p), in);
+		err = wbase_opts_copy(&p, sizeof(p), in);
 		if (err)
 			return err;
 		if (conn->ps == WCM_PS_UD && !p.ud_qp_num)

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "cm/rt.h"
 
 void wcm_count_shard(struct wcm_shard *sh, enum wcm_ctr ctr)
@@ -175,7 +175,7 @@ int wharf_cm_shard_stats(const struct wharf_cm *cm, unsigned index,
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	fill_shard(&s, cm->shards[index], false);
-	return wcore_out_copy(out, &s, sizeof(s));
+	return wbase_out_copy(out, &s, sizeof(s));
 }
 
 int wharf_cm_stats(const struct wharf_cm *cm, struct wharf_cm_stats *out)
@@ -188,7 +188,7 @@ int wharf_cm_stats(const struct wharf_cm *cm, struct wharf_cm_stats *out)
 	s.size = sizeof(s);
 	for (unsigned i = 0; i < cm->nshards; i++)
 		fill_shard(&s, cm->shards[i], true);
-	return wcore_out_copy(out, &s, sizeof(s));
+	return wbase_out_copy(out, &s, sizeof(s));
 }
 
 int wharf_listener_stats(const struct wharf_listener *l,
@@ -202,5 +202,5 @@ int wharf_listener_stats(const struct wharf_listener *l,
 	s.size = sizeof(s);
 	fill(&s, &l->ctr, false);
 	s.deferred = atomic_load_explicit(&l->deferred, memory_order_relaxed);
-	return wcore_out_copy(out, &s, sizeof(s));
+	return wbase_out_copy(out, &s, sizeof(s));
 }

@@ -392,6 +392,24 @@ int wharf_poller_remove(struct wharf_poller *poller);
 /* Timers (per shard, binary heap: arm and cancel are O(log n))             */
 /* ------------------------------------------------------------------------ */
 
+/**
+ * wharf_now_ns - the library's clock: CLOCK_MONOTONIC, in nanoseconds.
+ *
+ * Every wharf timer, deadline and stamp (wharf_timer_arm(),
+ * wharf_conn_step_ns(), the NVMe-oF host's timeouts) reads this clock;
+ * programs that compare their own times with those use it too.
+ * Return: nanoseconds since an unspecified start (the boot), never
+ * decreasing.
+ * Context: any thread; does not block (vDSO).  No RCU rule.
+ */
+uint64_t wharf_now_ns(void);
+
+/**
+ * wharf_now_ms - wharf_now_ns() in whole milliseconds (rounded down).
+ * Context: as wharf_now_ns().
+ */
+uint64_t wharf_now_ms(void);
+
 /** Called on the shard thread when @timer expires (it is then disarmed). */
 typedef void (*wharf_timer_fn)(struct wharf_timer *timer, void *arg);
 

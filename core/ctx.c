@@ -14,7 +14,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "core/shard.h"
 
 #define DEFAULT_QUEUE_DEPTH 4096
@@ -201,7 +201,7 @@ int wharf_ctx_create(const struct wharf_ctx_opts *opts_in,
 		return -EINVAL;
 	if (wharf_shard_current())
 		return -EDEADLK;
-	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wbase_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	err = check_opts(&opts);

@@ -50,12 +50,17 @@ int wcore_shard_check_owner(const struct wharf_shard *shard)
 	return -EPERM;
 }
 
-uint64_t wcore_now_ns(void)
+uint64_t wharf_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t wharf_now_ms(void)
+{
+	return wharf_now_ns() / 1000000u;
 }
 
 static unsigned min_u(unsigned a, unsigned b)
@@ -82,13 +87,13 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
 	 * iterations that looked at the fds (or when nothing is watched),
 	 * for the same reason.
 	 */
-	shard->now_ns = wcore_now_ns();
+	shard->now_ns = wharf_now_ns();
 	if (check_fds) {
 		n = epoll_wait(shard->epfd, ev,
 			       (int)min_u(budget, WHARF_EPOLL_BATCH), 0);
 		if (n > 0) {
 			work += wcore_shard_dispatch_fds(shard, ev, n);
-			shard->now_ns = wcore_now_ns();
+			shard->now_ns = wharf_now_ns();
 		}
 	}
 	if (check_fds || !shard->watch_list)
@@ -132,7 +137,7 @@ static void shard_sleep(struct wharf_shard *shard)
 	urcu_qsbr_thread_online();
 	atomic_store_explicit(&shard->sleeping, 0, memory_order_relaxed);
 	if (n > 0) {
-		shard->now_ns = wcore_now_ns();
+		shard->now_ns = wharf_now_ns();
 		wcore_shard_dispatch_fds(shard, ev, n);
 		wcore_shard_sweep(shard);
 	}
@@ -142,7 +147,7 @@ static void shard_loop(struct wharf_shard *shard)
 {
 	const struct wharf_ctx_opts *opts = &shard->ctx->opts;
 	uint64_t spin_ns = (uint64_t)opts->adaptive_spin_us * 1000;
-	uint64_t last_work = wcore_now_ns();
+	uint64_t last_work = wharf_now_ns();
 	unsigned busy_iterations = 0;
 
 	while (!atomic_load_explicit(&shard->stop, memory_order_acquire)) {
@@ -171,7 +176,7 @@ static void shard_loop(struct wharf_shard *shard)
 			if (shard->now_ns - last_work < spin_ns)
 				break;
 			shard_sleep(shard);
-			last_work = wcore_now_ns();
+			last_work = wharf_now_ns();
 			break;
 		case WHARF_POLL_EVENT:
 			shard_sleep(shard);

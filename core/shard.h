@@ -136,9 +136,6 @@ static inline void wcore_count(_Atomic uint64_t *counter, uint64_t n)
 		memory_order_relaxed);
 }
 
-/* Monotonic clock in nanoseconds. */
-uint64_t wcore_now_ns(void);
-
 /* msg.c */
 unsigned wcore_shard_run_msgs(struct wharf_shard *shard, unsigned budget);
 void wcore_shard_kick(struct wharf_shard *shard);

@@ -1,7 +1,7 @@
 /* Counter snapshots, safe from any thread: every counter is an atomic. */
 #include <errno.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "core/shard.h"
 
 static uint64_t get(const _Atomic uint64_t *counter)
@@ -31,5 +31,5 @@ int wharf_shard_stats(const struct wharf_shard *shard,
 		.timers_armed = get(&c->timers_armed),
 		.watches = get(&c->watches),
 	};
-	return wcore_out_copy(out, &s, sizeof(s));
+	return wbase_out_copy(out, &s, sizeof(s));
 }

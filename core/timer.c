@@ -48,7 +48,7 @@ int wharf_timer_arm(struct wharf_timer *timer, uint64_t delay_ns)
 		return err;
 	if (wcore_heap_node_queued(&timer->node))
 		disarm(timer);
-	deadline = wcore_now_ns();
+	deadline = wharf_now_ns();
 	deadline = delay_ns > UINT64_MAX - deadline ? UINT64_MAX
 						    : deadline + delay_ns;
 	err = wcore_heap_insert(&shard->timers, &timer->node, deadline);
@@ -101,7 +101,7 @@ int wharf_shard_timeout_ms(struct wharf_shard *shard)
 
 	if (!first)
 		return -1;
-	now = wcore_now_ns();
+	now = wharf_now_ns();
 	if (first->deadline <= now)
 		return 0;
 	wait_ns = first->deadline - now;

@@ -11,7 +11,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "numa/topo.h"
 
 #define STRIDE_ALIGN 64
@@ -63,7 +63,7 @@ int wharf_buf_pool_create(const struct wharf_buf_pool_opts *opts_in,
 
 	if (!opts_in || !out)
 		return -EINVAL;
-	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wbase_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	if (!opts.buf_size || !opts.count || opts.count > (UINT32_C(1) << 31) ||

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "numa/topo.h"
 
 static int neg_errno(void)
@@ -98,7 +98,7 @@ int wharf_numa_open(const struct wharf_numa_opts *opts_in,
 
 	if (!out)
 		return -EINVAL;
-	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wbase_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	numa = calloc(1, sizeof(*numa));

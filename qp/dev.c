@@ -24,7 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "qp/internal.h"
 
 #define ASYNC_BUDGET 64
@@ -41,14 +41,6 @@ struct async_msg {
 	uint32_t qpn;
 	uint32_t gen;
 };
-
-uint64_t wqp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void wqp_dev_get(struct wharf_qp_dev *dev)
 {
@@ -240,7 +232,7 @@ int wharf_qp_dev_open(struct wharf_ctx *ctx, struct ibv_context *verbs,
 
 	if (!ctx || !verbs || !out)
 		return -EINVAL;
-	err = wcore_opts_copy(&opts, sizeof(opts), opts_in);
+	err = wbase_opts_copy(&opts, sizeof(opts), opts_in);
 	if (err)
 		return err;
 	if (opts.async_shard >= wharf_ctx_shard_count(ctx))

@@ -167,9 +167,6 @@ struct wharf_qp_res {
 	struct wharf_qp_res_stats st;
 };
 
-/* Time, CLOCK_MONOTONIC nanoseconds. */
-uint64_t wqp_now_ns(void);
-
 /* dev.c */
 void wqp_dev_get(struct wharf_qp_dev *dev);
 void wqp_dev_put(struct wharf_qp_dev *dev);

@@ -407,7 +407,7 @@ void wqp_res_kick(struct wharf_qp_res *res)
 		wharf_timer_cancel(res->timer);
 		return;
 	}
-	now = wqp_now_ns();
+	now = wharf_now_ns();
 	wharf_timer_arm(res->timer, next > now ? next - now : 0);
 }
 
@@ -416,7 +416,7 @@ void wqp_res_timer_fn(struct wharf_timer *timer, void *arg)
 	struct wharf_qp_res *res = arg;
 
 	(void)timer;
-	expire(res, wqp_now_ns());
+	expire(res, wharf_now_ns());
 	wqp_reap(res);
 	refill(res);
 	wqp_res_kick(res);

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "qp/internal.h"
 
 static bool can_pool_take(const struct wharf_qp_res *res, bool private_rq,
@@ -47,12 +47,12 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 
 	if (!res || !in || !out)
 		return -EINVAL;
-	err = wcore_opts_copy(&o, sizeof(o), in);
+	err = wbase_opts_copy(&o, sizeof(o), in);
 	if (err)
 		return err;
 	if (!o.ops)
 		return -EINVAL;
-	err = wcore_opts_copy(&ops, sizeof(ops), o.ops);
+	err = wbase_opts_copy(&ops, sizeof(ops), o.ops);
 	if (err)
 		return err;
 	if (o.min_rnr_timer > 31)
@@ -138,7 +138,7 @@ int wharf_qp_close(struct wharf_qp *qp)
 		qp->vstate = IBV_QPS_ERR;
 		if (!qp->last_wqe) {
 			qp->deadline_ns =
-				wqp_now_ns() +
+				wharf_now_ns() +
 				(uint64_t)res->o.last_wqe_timeout_ms * 1000000u;
 			wqp_list_push(&res->closing, WQP_IN_CLOSING, qp);
 		}
@@ -164,7 +164,7 @@ int wharf_qp_release(struct wharf_qp *qp, enum wharf_qp_fate fate)
 		return err;
 	qp->fate_set = true;
 	qp->fate = fate;
-	qp->release_ns = wqp_now_ns();
+	qp->release_ns = wharf_now_ns();
 	if (a != WQP_ACT_NONE) {
 		qp->act = a;
 		wqp_reap_add(qp);

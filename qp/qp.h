@@ -1,87 +1,31 @@
 /*
- * wharf qp: queue pairs, shared receive queues and completion queues.
- * (Design and reasoning: docs/design/qp.md.)
+ * <wharf/qp.h> - queue pairs, shared receive queues and completion queues.
  *
- * Three objects, each owned by exactly one thread:
+ * Three objects, each owned by one thread:
+ *  - wharf_qp_dev: one per RDMA device per context: the protection
+ *    domain, the device's limits, its asynchronous events forwarded to
+ *    the shard that owns each QP or SRQ;
+ *  - wharf_qp_res: one per (shard, device): the completion queues the
+ *    shard polls, a shared receive queue of registered buffers on the
+ *    shard's NUMA node, and a pool of QPs pre-created in RESET;
+ *  - wharf_qp: one RC QP on its res's CQs (and SRQ unless a private
+ *    receive queue was asked for); its owner (e.g. the cm) sets its
+ *    callbacks.
  *
- *  - wharf_qp_dev: one per RDMA device (ibv_context) per context: the
- *    protection domain, the device attributes, and the reader of the
- *    device's asynchronous events on one shard, which forwards each QP or
- *    SRQ event to the shard that owns it (a late event for a QP that was
- *    recycled or destroyed is dropped).
+ * Work requests embed a struct wharf_wr tagged with the caller's type;
+ * completions hand it back (wharf_wr_entry() checks the tag).  Posts are
+ * flushed once per shard loop iteration; WRs beyond the send queue or
+ * the negotiated initiator depth wait in order.  on_recv()'s buffer is
+ * the library's unless the callback keeps it (WHARF_QP_RECV_KEEP, then
+ * wharf_qp_res_recv_put()).  A closed QP reports on_closed() once every
+ * WR has completed; a QP number goes back to the pool only after its
+ * connection's timewait and a quarantine.  Sizes no device resource can
+ * hold are -EINVAL up front (wharf_qp_res_opts_fit()); what a shard runs
+ * out of at run time fails that one take.  Errors are negative errno
+ * values (verbs' positive values and librdmacm's -1/errno translated).
  *
- *  - wharf_qp_res: one per (shard, device): completion queues (polled by
- *    the shard, armed before it sleeps): one for receives, and one or
- *    more for sends; a CQ grows before a new QP could overrun it, a new
- *    send CQ is added when none can (up to send_cq_max), and
- *    wharf_qp_take() fails with -ENOSPC past that; a shared receive queue
- *    filled from registered buffers on the shard's NUMA node, and a pool
- *    of QPs pre-created in RESET.
- *
- *  - wharf_qp: one RC QP on its res's receive CQ and one of its send CQs,
- *    and on its SRQ unless a private receive queue was asked for.  The
- *    owner (e.g. the cm layer) sets its callbacks.
- *
- * Data path.  Work requests embed a struct wharf_wr in the caller's own
- * struct, tagged with the caller's type tag; completions hand the same
- * wharf_wr back and wharf_wr_entry() checks the tag before converting it
- * back to the caller's struct.  Posts are queued on the QP and flushed once
- * per shard loop iteration (or by wharf_qp_res_flush()).  At most
- * max_send_wr WRs are outstanding on a QP and at most the negotiated
- * initiator depth of RDMA READs; further WRs wait in the QP's FIFO queue,
- * in order (a READ beyond the depth holds back the WRs after it).
- *
- * Receive buffer rule.  on_recv() gets a buffer of the res pool, valid for
- * the duration of the call.  When it returns 0 the library reposts the
- * buffer; when it returns WHARF_QP_RECV_KEEP the caller owns the buffer and
- * must give it back with wharf_qp_res_recv_put().
- *
- * Teardown.  wharf_qp_close() moves the QP to ERR and cancels the WRs still
- * queued; once every posted WR has its (flushed) completion and the
- * receive side has drained, on_closed() runs; no buffer is reused while a
- * work request points at it.  wharf_qp_release() says what may happen to
- * the QP number next.
- *
- * Quarantine rule (QP pool).  A peer's CM rejects a connection whose QP
- * number one of its connections still holds (REJ reason 10, stale
- * connection).  A drained QP therefore goes back to the pool only when its
- * owner releases it with WHARF_QP_FATE_UNUSED (its number never reached a
- * peer) or WHARF_QP_FATE_TIMEWAIT_EXIT (the connection's rdma_cm_id got
- * RDMA_CM_EVENT_TIMEWAIT_EXIT), and then only after a further
- * quarantine_ms (default 2000 ms); any other end destroys the QP.  Free QPs
- * are taken oldest-released first.
- *
- * Admission.  Each QP on the SRQ claims recv_credits receive buffers.  A
- * res admits a new QP only while admitted credits + recv_credits <=
- * srq_depth - recv_reserve (the reserve keeps buffers for connect and
- * control traffic).  With srq_max above srq_depth the SRQ grows instead:
- * a take the budget does not cover first registers and posts one more
- * chunk of srq_depth buffers (as many as it takes), up to srq_max buffers
- * in all; past that wharf_qp_take() fails with -EBUSY.  Credits come back
- * when the QP has drained; buffers stay registered.
- *
- * Limits.  Every device limit a res can run into is known when the device
- * is opened, and wharf_qp_res_opts_fit() checks options against them once
- * (the cm does at wharf_cm_create()).  A size asked for that no device
- * resource can hold is refused with -EINVAL: srq_depth above max_srq_wr or
- * above max_cqe (the receive CQ holds every SRQ buffer), sq_depth above
- * max_qp_wr or max_cqe (one send queue must fit one CQ), max_send_sge
- * above max_sge, recv_credits above max_qp_wr with no_srq, one chunk of
- * receive buffers (srq_depth * recv_buf_size) above max_mr_size.  A
- * ceiling is clamped to what the device allows, with a warning naming the
- * limit: srq_max (to max_srq_wr, to cq_max, and to max_mr / 2 chunks),
- * cq_max and cq_size (max_cqe), send_cq_max (max_cq - 2), pool_size
- * (max_qp / 4).  What a shard then runs out of at run time (QPs, CQ
- * entries, receive buffers, memory) fails that one wharf_qp_take() with
- * -ENOSPC, -EBUSY or -ENOMEM, which the cm turns into admission
- * (deferral) or a refusal; established QPs are not touched.
- *
- * Depths.  The helpers below apply the negotiated responder_resources /
- * initiator_depth: RTR gets max_dest_rd_atomic = responder_resources and
- * RTS max_rd_atomic = initiator_depth, overriding rdma_init_qp_attr().
- *
- * Errors are negative errno values; 0 means success.  Verbs' positive
- * errno values and librdmacm's -1/errno are translated.
+ * The rules in full - data path, receive buffers, teardown, quarantine,
+ * admission, limits, depths: docs/design/qp.md.
  */
 #ifndef WHARF_QP_H
 #define WHARF_QP_H

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/opts.h"
+#include "base/opts.h"
 #include "qp/internal.h"
 
 static void dev_limits(const struct ibv_device_attr *a,
@@ -62,11 +62,11 @@ int wharf_qp_res_opts_fit(const struct wharf_qp_dev *dev,
 
 	if (!dev)
 		return -EINVAL;
-	err = wcore_opts_copy(&o, sizeof(o), opts);
+	err = wbase_opts_copy(&o, sizeof(o), opts);
 	if (!err)
 		err = resolve(dev, &o, WHARF_LOG_WARN);
 	if (!err && out)
-		err = wcore_out_copy(out, &o, sizeof(o));
+		err = wbase_out_copy(out, &o, sizeof(o));
 	return err;
 }
 
@@ -101,7 +101,7 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 
 	if (!dev || !shard || !out || wharf_shard_ctx(shard) != dev->ctx)
 		return -EINVAL;
-	err = wcore_opts_copy(&o, sizeof(o), opts);
+	err = wbase_opts_copy(&o, sizeof(o), opts);
 	if (err)
 		return err;
 	/* wharf_qp_res_opts_fit() told the clamps up front. */
@@ -222,5 +222,5 @@ int wharf_qp_res_stats(const struct wharf_qp_res *res,
 	st.qps_active = res->nactive;
 	st.pool_free = res->free.len;
 	st.pool_quarantined = res->quarantine.len;
-	return wcore_out_copy(out, &st, sizeof(st));
+	return wbase_out_copy(out, &st, sizeof(st));
 }

@@ -161,7 +161,7 @@ bool storm_children_pump(struct child *cs, unsigned n, struct storm_conn *conns,
 	while (!done(cs, n)) {
 		unsigned k = 0;
 
-		if (storm_now_ns() > deadline)
+		if (wharf_now_ns() > deadline)
 			return false;
 		for (unsigned i = 0; i < n; i++)
 			if (!cs[i].eof)
@@ -175,9 +175,9 @@ bool storm_children_pump(struct child *cs, unsigned n, struct storm_conn *conns,
 			if (pf[j++].revents)
 				child_read(&cs[i], conns);
 		}
-		if (tick && storm_now_ns() >= next_tick) {
+		if (tick && wharf_now_ns() >= next_tick) {
 			tick(cs, n, arg);
-			next_tick = storm_now_ns() + 1000000000u;
+			next_tick = wharf_now_ns() + 1000000000u;
 		}
 	}
 	return true;
@@ -224,7 +224,7 @@ void storm_children_tick(struct child *cs, unsigned n, void *arg)
 		done += c->progress;
 		if (c->victim && !c->killed && c->pid > 0 &&
 		    (c->progress >= c->count / 4 ||
-		     storm_now_ns() - t->go > 1000000000u)) {
+		     wharf_now_ns() - t->go > 1000000000u)) {
 			kill(c->pid, SIGKILL);
 			c->killed = true;
 			fprintf(stderr,
@@ -234,7 +234,7 @@ void storm_children_tick(struct child *cs, unsigned n, void *arg)
 		}
 	}
 	fprintf(stderr, "storm: %s: %u/%u handshakes ended, %.1f s\n", t->name,
-		done, t->total, (storm_now_ns() - t->go) / 1e9);
+		done, t->total, (wharf_now_ns() - t->go) / 1e9);
 }
 
 void storm_children_reap(struct child *cs, unsigned n)

@@ -140,7 +140,7 @@ static int on_recv(struct wharf_conn *conn, void *buf,
 	(void)conn;
 	(void)buf;
 	(void)rx;
-	c->rec.t[STORM_T_MSG] = storm_now_ns();
+	c->rec.t[STORM_T_MSG] = wharf_now_ns();
 	end_handshake(c, STORM_OUT_ESTABLISHED);
 	return 0;
 }
@@ -190,10 +190,10 @@ static void on_disconnected(struct wharf_conn *conn, void *arg)
 
 	/* Established, and its answer will not come any more. */
 	end_handshake(c, STORM_OUT_ESTABLISHED);
-	c->rec.t[STORM_T_DISC1] = storm_now_ns();
-	c->rec.t[STORM_T_DESTROY0] = storm_now_ns();
+	c->rec.t[STORM_T_DISC1] = wharf_now_ns();
+	c->rec.t[STORM_T_DESTROY0] = wharf_now_ns();
 	wharf_conn_destroy(conn);
-	c->rec.t[STORM_T_DESTROY1] = storm_now_ns();
+	c->rec.t[STORM_T_DESTROY1] = wharf_now_ns();
 	mark_down(c);
 }
 
@@ -214,11 +214,11 @@ static void disconnect_fn(struct wharf_conn *conn, void *arg)
 		mark_down(c);
 		return;
 	}
-	c->rec.t[STORM_T_DISC0] = storm_now_ns();
+	c->rec.t[STORM_T_DISC0] = wharf_now_ns();
 	if (wharf_disconnect(conn) < 0 && !atomic_load(&c->down)) {
-		c->rec.t[STORM_T_DESTROY0] = storm_now_ns();
+		c->rec.t[STORM_T_DESTROY0] = wharf_now_ns();
 		wharf_conn_destroy(conn);
-		c->rec.t[STORM_T_DESTROY1] = storm_now_ns();
+		c->rec.t[STORM_T_DESTROY1] = wharf_now_ns();
 		mark_down(c);
 	}
 }
@@ -235,10 +235,10 @@ static void sleep_ns(uint64_t ns)
  * @progress.  Returns whether it got there. */
 static bool wait_for(_Atomic unsigned *ctr, unsigned n, bool progress)
 {
-	uint64_t end = storm_now_ns() + (uint64_t)WAIT_S * 1000000000u;
+	uint64_t end = wharf_now_ns() + (uint64_t)WAIT_S * 1000000000u;
 	unsigned last = ~0u;
 
-	while (atomic_load(ctr) < n && storm_now_ns() < end) {
+	while (atomic_load(ctr) < n && wharf_now_ns() < end) {
 		unsigned v = atomic_load(ctr);
 
 		if (progress && v != last) {
@@ -271,7 +271,7 @@ static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
 		     const struct sockaddr_in *dst, double rate,
 		     uint32_t timeout_ms)
 {
-	uint64_t t0 = storm_now_ns(), next_report = t0;
+	uint64_t t0 = wharf_now_ns(), next_report = t0;
 
 	for (unsigned i = 0; i < count; i++) {
 		struct cconn *c = &cs[i];
@@ -282,7 +282,7 @@ static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
 
 		if (rate > 0) {
 			uint64_t at = t0 + (uint64_t)(i * 1e9 / rate);
-			uint64_t now = storm_now_ns();
+			uint64_t now = wharf_now_ns();
 
 			if (at > now)
 				sleep_ns(at - now);
@@ -309,7 +309,7 @@ static int start_all(struct wharf_cm *cm, struct cconn *cs, unsigned count,
 		o.busy_retry = true;
 		o.resolve_addr_timeout_ms = timeout_ms;
 		o.resolve_route_timeout_ms = timeout_ms;
-		c->rec.t[STORM_T_START] = storm_now_ns();
+		c->rec.t[STORM_T_START] = wharf_now_ns();
 		err = wharf_connect(cm, &o, &c->id);
 		if (err) {
 			fprintf(stderr, "storm client: wharf_connect: %s\n",

@@ -73,7 +73,7 @@ static int reap_by(pid_t pid, uint64_t deadline, struct rusage *ru,
 			return st;
 		if (w < 0)
 			return -1;
-		if (storm_now_ns() > deadline) {
+		if (wharf_now_ns() > deadline) {
 			kill(pid, SIGKILL);
 			*killed = true;
 			wait4(pid, &st, 0, ru);
@@ -91,7 +91,7 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 	char *text = malloc(cap);
 	struct rusage sru = {0}, cru = {0};
 	uint64_t deadline =
-		storm_now_ns() + (uint64_t)o->timeout_s * 1000000000u;
+		wharf_now_ns() + (uint64_t)o->timeout_s * 1000000000u;
 	struct storm_cmtime t;
 	pid_t spid, cpid = -1;
 	bool skilled, ckilled;
@@ -128,7 +128,7 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 		struct pollfd pf = {pc[0], POLLIN, 0};
 		ssize_t k;
 
-		if (storm_now_ns() > deadline)
+		if (wharf_now_ns() > deadline)
 			break;
 		if (poll(&pf, 1, 1000) <= 0)
 			continue;
@@ -148,7 +148,7 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 	text[len] = '\0';
 	close(pc[0]);
 	reap_by(cpid, deadline, &cru, &ckilled);
-	reap_by(spid, storm_now_ns() + SERVER_GRACE_MS * 1000000ull, &sru,
+	reap_by(spid, wharf_now_ns() + SERVER_GRACE_MS * 1000000ull, &sru,
 		&skilled);
 	r->ran = true;
 	r->client.cpu_s = ru_cpu(&cru);

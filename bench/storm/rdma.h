@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include <wharf/core.h>
+
 #include "bench/storm/storm.h"
 
 /* Private data of every storm REQ: magic, then the global connection
@@ -17,7 +19,6 @@
 /* What the server's REJ carries. */
 #define STORM_REJ_TEXT "storm: rejected by the server"
 
-uint64_t storm_now_ns(void);
 /* jemalloc's allocated bytes, or -1 when malloc is not jemalloc's. */
 double storm_heap_bytes(void);
 /* User + system CPU seconds of this process. */

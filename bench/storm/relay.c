@@ -100,7 +100,7 @@ int storm_relay_main(int argc, char **argv)
 		fprintf(stderr, "usage: storm relay PORT TIMEOUT_S\n");
 		return 2;
 	}
-	end = storm_now_ns() + (uint64_t)timeout_s * 1000000000u;
+	end = wharf_now_ns() + (uint64_t)timeout_s * 1000000000u;
 	a.sin_port = htons((uint16_t)port);
 	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (lfd < 0 ||
@@ -114,7 +114,7 @@ int storm_relay_main(int argc, char **argv)
 	for (;;) {
 		struct pollfd pf = {lfd, POLLIN, 0};
 		char line[512];
-		uint64_t now = storm_now_ns();
+		uint64_t now = wharf_now_ns();
 		int fd;
 		pid_t pid;
 

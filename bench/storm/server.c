@@ -352,7 +352,7 @@ static int srv_start(struct srv *s, const struct storm_opts *o, unsigned shards,
 static int srv_warm(struct srv *s, const struct storm_opts *o, uint16_t port)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
-	uint64_t end = storm_now_ns() + 60ull * 1000000000u;
+	uint64_t end = wharf_now_ns() + 60ull * 1000000000u;
 
 	inet_pton(AF_INET, o->addr, &a.sin_addr);
 	for (unsigned i = 0; i < s->nshards; i++) {
@@ -369,7 +369,7 @@ static int srv_warm(struct srv *s, const struct storm_opts *o, uint16_t port)
 			return err;
 	}
 	while (atomic_load(&s->warm_est) < s->nshards) {
-		if (storm_now_ns() > end)
+		if (wharf_now_ns() > end)
 			return -ETIMEDOUT;
 		sleep_ms(10);
 	}
@@ -378,7 +378,7 @@ static int srv_warm(struct srv *s, const struct storm_opts *o, uint16_t port)
 
 		if (!st.connections && !st.handshakes)
 			return 0;
-		if (storm_now_ns() > end)
+		if (wharf_now_ns() > end)
 			return -ETIMEDOUT;
 		sleep_ms(10);
 	}
@@ -405,7 +405,7 @@ static void srv_stop(struct srv *s)
 static void reclaim_check(struct srv *s, const struct wharf_cm_stats *base,
 			  struct storm_result *r)
 {
-	uint64_t t0 = storm_now_ns();
+	uint64_t t0 = wharf_now_ns();
 	uint64_t end = t0 + (uint64_t)RECLAIM_WAIT_S * 1000000000u;
 	struct wharf_cm_stats st;
 	struct wharf_qp_res_stats q;
@@ -419,14 +419,14 @@ static void reclaim_check(struct srv *s, const struct wharf_cm_stats *base,
 		fin = finals(&st) - finals(base);
 		if ((!st.connections && !st.handshakes && !q.qps_active &&
 		     req == fin) ||
-		    storm_now_ns() > end)
+		    wharf_now_ns() > end)
 			break;
 		sleep_ms(20);
 	}
 	r->has_reclaim = true;
 	r->reclaimed = !st.connections && !st.handshakes && !q.qps_active &&
 		       req == fin;
-	r->reclaim_s = (storm_now_ns() - t0) / 1e9;
+	r->reclaim_s = (wharf_now_ns() - t0) / 1e9;
 	snprintf(r->reclaim_what, sizeof(r->reclaim_what),
 		 "%" PRIu64 " connections, %" PRIu64
 		 " handshakes, %u QPs active, %u in the pool; %" PRIu64
@@ -511,7 +511,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 			goto out_children;
 		}
 	}
-	deadline = storm_now_ns() + (uint64_t)o->timeout_s * 1000000000u;
+	deadline = wharf_now_ns() + (uint64_t)o->timeout_s * 1000000000u;
 	if (!storm_children_pump(cs, o->clients, conns, storm_children_ready,
 				 deadline, NULL, NULL)) {
 		snprintf(r->error, sizeof(r->error),
@@ -522,7 +522,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	res_sum(&s, &q0);
 	cpu0 = storm_cpu_s();
 	heap0 = storm_heap_bytes();
-	ta.go = storm_now_ns();
+	ta.go = wharf_now_ns();
 	for (unsigned i = 0; i < o->clients; i++)
 		storm_child_tell(&cs[i], 'g');
 	if (!storm_children_pump(cs, o->clients, conns,

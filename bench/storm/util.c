@@ -10,14 +10,6 @@
 
 #include "bench/storm/rdma.h"
 
-uint64_t storm_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 double storm_heap_bytes(void)
 {
 	uint64_t epoch = 1;

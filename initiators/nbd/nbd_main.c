@@ -124,22 +124,14 @@ static int setup_signals(sigset_t *set)
 	return 0;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Stops every connection and waits (bounded) until all are gone. */
 static int drain_conns(struct conns *cs)
 {
-	uint64_t end = now_ms() + DRAIN_TIMEOUT_MS;
+	uint64_t end = wharf_now_ms() + DRAIN_TIMEOUT_MS;
 
 	for (unsigned i = 0; i < cs->n; i++)
 		nbd_conn_stop(cs->v[i]);
-	while (atomic_load(&srv.live) && now_ms() < end)
+	while (atomic_load(&srv.live) && wharf_now_ms() < end)
 		usleep(2000);
 	if (atomic_load(&srv.live)) {
 		fprintf(stderr,
@@ -198,7 +190,7 @@ static int run_kernel(const struct nbd_args *a, unsigned nio, int sfd,
 			srv.null_io ? " (--null-io)" : "");
 	if (rc) {
 		stopping = true;
-		stop_by = now_ms() + KDEV_TIMEOUT_MS;
+		stop_by = wharf_now_ms() + KDEV_TIMEOUT_MS;
 		nbd_kdev_disconnect(k);
 	}
 	for (;;) {
@@ -211,10 +203,10 @@ static int run_kernel(const struct nbd_args *a, unsigned nio, int sfd,
 			break; /* NBD_DO_IT returned */
 		if ((p[0].revents && on_signal(sfd)) && !stopping) {
 			stopping = true;
-			stop_by = now_ms() + KDEV_TIMEOUT_MS;
+			stop_by = wharf_now_ms() + KDEV_TIMEOUT_MS;
 			nbd_kdev_disconnect(k);
 		}
-		if (stopping && now_ms() > stop_by) {
+		if (stopping && wharf_now_ms() > stop_by) {
 			fprintf(stderr,
 				"%s: the driver did not disconnect in %u ms\n",
 				prog, KDEV_TIMEOUT_MS);

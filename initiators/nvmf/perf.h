@@ -38,8 +38,9 @@ struct perf_args {
 	unsigned ncpus;
 	int poll;		     /* enum wharf_poll_mode */
 	uint32_t reconnect_delay_ms; /* 0: the library's default */
-	uint32_t ctrl_loss_tmo_ms;   /* with has_ctrl_loss_tmo */
-	bool has_ctrl_loss_tmo;
+	/* 0: the library's default; --ctrl-loss-tmo 0 gives
+	 * WHARF_NVMF_HOST_TMO_AT_ONCE */
+	uint32_t ctrl_loss_tmo_ms;
 	bool verify;
 	bool zero_copy;	    /* each queue's buffers registered once */
 	bool submit_thread; /* submit from an application thread */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <wharf/nvmf_host.h>
+
 #include "initiators/nvmf/perf.h"
 
 const char perf_usage[] =
@@ -234,8 +236,8 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 			a->reconnect_delay_ms = (uint32_t)n;
 		} else if (!strcmp(o, "--ctrl-loss-tmo")) {
 			bad = perf_num(v, 86400000, &n);
-			a->ctrl_loss_tmo_ms = (uint32_t)n;
-			a->has_ctrl_loss_tmo = true;
+			a->ctrl_loss_tmo_ms =
+				n ? (uint32_t)n : WHARF_NVMF_HOST_TMO_AT_ONCE;
 		} else {
 			snprintf(err, errlen, "unknown option %s", o);
 			return -EINVAL;

@@ -111,14 +111,6 @@ static void interrupt_signals(bool block)
 	pthread_sigmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void inc(atomic_uint_fast64_t *c)
 {
 	atomic_store_explicit(c,
@@ -201,7 +193,7 @@ static int io(struct slot *s, bool write, wharf_nvmf_host_cb cb)
 
 static int submit(struct slot *s, bool write)
 {
-	s->t0 = now_ns();
+	s->t0 = wharf_now_ns();
 	return io(s, write, on_done);
 }
 
@@ -315,7 +307,7 @@ static void on_done(int status, uint16_t nvme_status, void *arg)
 	struct slot *s = arg;
 	struct job *j = s->j;
 
-	ph_add(&j->hist, now_ns() - s->t0);
+	ph_add(&j->hist, wharf_now_ns() - s->t0);
 	inc(&j->ios);
 	if (status) {
 		if (!atomic_load(&j->errors))
@@ -622,7 +614,7 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 			perf_pattern_name(a->pattern), a->io_size, a->time_s,
 			in.cntlid, in.in_capsule_size, in.max_io_size);
 	c0 = cpu_s();
-	t0 = now_ns();
+	t0 = wharf_now_ns();
 	for (i = 0; i < n; i++)
 		atomic_store(&jobs[i].inflight, a->qd);
 	if (a->submit_thread) {
@@ -642,11 +634,11 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 	/* Every other thread runs with them blocked: a signal that came
 	 * while connecting is taken here and ends the run at once. */
 	interrupt_signals(false);
-	while (now_ns() < tend && !interrupted) {
+	while (wharf_now_ns() < tend && !interrupted) {
 		uint64_t sum = 0, t;
 
 		usleep(100000);
-		t = now_ns();
+		t = wharf_now_ns();
 		if (t - last < 1000000000ull)
 			continue;
 		for (i = 0; i < n; i++)
@@ -664,14 +656,14 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 	atomic_store(&stop, true);
 	if (interrupted)
 		fprintf(stderr, "wharf-nvmf-perf: interrupted at %.1f s\n",
-			(double)(now_ns() - t0) / 1e9);
+			(double)(wharf_now_ns() - t0) / 1e9);
 	for (i = 0; i < n; i++)
 		while (!atomic_load_explicit(&jobs[i].done,
 					     memory_order_acquire))
 			usleep(1000);
 	if (a->submit_thread)
 		pthread_join(thread, NULL);
-	r.secs = (double)(now_ns() - t0) / 1e9;
+	r.secs = (double)(wharf_now_ns() - t0) / 1e9;
 	c1 = cpu_s();
 	if (a->verify) {
 		for (i = 0; i < n; i++) {
@@ -792,8 +784,7 @@ int main(int argc, char **argv)
 	ho.queue_size = a.qd + 1;
 	ho.max_io_size = a.io_size;
 	ho.reconnect_delay_ms = a.reconnect_delay_ms;
-	if (a.has_ctrl_loss_tmo)
-		ho.ctrl_loss_tmo_ms = a.ctrl_loss_tmo_ms;
+	ho.ctrl_loss_tmo_ms = a.ctrl_loss_tmo_ms;
 	if (a.discover) {
 		rc = discover(&ho);
 		goto out;

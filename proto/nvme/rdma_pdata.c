@@ -16,41 +16,41 @@ static uint8_t min_u8(uint32_t a, uint32_t b)
 }
 
 /* The REJ status for a REQ, or 0 when it is acceptable. */
-static uint16_t check_req(const struct nvmf_rdma_limits *lim,
-			  const struct nvmf_rdma_cm_req *req, uint8_t host_ird,
+static uint16_t check_req(const struct nvme_rdma_limits *lim,
+			  const struct nvme_rdma_cm_req *req, uint8_t host_ird,
 			  uint8_t host_ord)
 {
 	uint32_t depth = req->qid ? lim->io_depth : lim->admin_depth;
 
-	if (req->recfmt != NVMF_RDMA_RECFMT)
-		return NVMF_RDMA_CM_INVALID_RECFMT;
+	if (req->recfmt != NVME_RDMA_RECFMT)
+		return NVME_RDMA_CM_INVALID_RECFMT;
 	if (req->qid > lim->max_qid)
-		return NVMF_RDMA_CM_INVALID_QID;
+		return NVME_RDMA_CM_INVALID_QID;
 	if (req->hsqsize < 1 || (uint32_t)req->hsqsize + 1 > depth)
-		return NVMF_RDMA_CM_INVALID_HSQSIZE;
+		return NVME_RDMA_CM_INVALID_HSQSIZE;
 	if ((uint32_t)req->hrqsize < (uint32_t)req->hsqsize + 1)
-		return NVMF_RDMA_CM_INVALID_HRQSIZE;
+		return NVME_RDMA_CM_INVALID_HRQSIZE;
 	if (host_ird == 0)
-		return NVMF_RDMA_CM_INVALID_IRD;
+		return NVME_RDMA_CM_INVALID_IRD;
 	if (host_ord > lim->dev_max_rd_atom)
-		return NVMF_RDMA_CM_INVALID_ORD;
+		return NVME_RDMA_CM_INVALID_ORD;
 	if (lim->dev_max_init_rd_atom == 0)
-		return NVMF_RDMA_CM_NO_RSC;
+		return NVME_RDMA_CM_NO_RSC;
 	return 0;
 }
 
-int nvmf_rdma_req_parse(const struct nvmf_rdma_limits *lim, const void *pdata,
+int nvme_rdma_req_parse(const struct nvme_rdma_limits *lim, const void *pdata,
 			size_t len, uint8_t host_ird, uint8_t host_ord,
-			struct nvmf_rdma_accept *acc, uint16_t *rej_sts)
+			struct nvme_rdma_accept *acc, uint16_t *rej_sts)
 {
-	struct nvmf_rdma_cm_req req;
+	struct nvme_rdma_cm_req req;
 	uint16_t sts;
 
 	if (!lim || !acc || !rej_sts || lim->max_qid < 1 ||
 	    lim->admin_depth < 2 || lim->io_depth < 2)
 		return -EINVAL;
 	if (!pdata || len < sizeof(req)) {
-		*rej_sts = NVMF_RDMA_CM_INVALID_LEN;
+		*rej_sts = NVME_RDMA_CM_INVALID_LEN;
 		return -EPROTO;
 	}
 	memcpy(&req, pdata, sizeof(req));
@@ -67,28 +67,28 @@ int nvmf_rdma_req_parse(const struct nvmf_rdma_limits *lim, const void *pdata,
 	acc->initiator_depth = min_u8(
 		min_u8(acc->sq_entries, lim->dev_max_init_rd_atom), host_ird);
 	acc->responder_resources = 0;
-	acc->rep.recfmt = NVMF_RDMA_RECFMT;
+	acc->rep.recfmt = NVME_RDMA_RECFMT;
 	acc->rep.crqsize = acc->sq_entries;
 	return 0;
 }
 
-int nvmf_rdma_rej_build(uint16_t sts, struct nvmf_rdma_cm_rej *out)
+int nvme_rdma_rej_build(uint16_t sts, struct nvme_rdma_cm_rej *out)
 {
-	if (!out || sts < NVMF_RDMA_CM_INVALID_LEN ||
-	    sts > NVMF_RDMA_CM_INVALID_CNTLID)
+	if (!out || sts < NVME_RDMA_CM_INVALID_LEN ||
+	    sts > NVME_RDMA_CM_INVALID_CNTLID)
 		return -EINVAL;
-	out->recfmt = NVMF_RDMA_RECFMT;
+	out->recfmt = NVME_RDMA_RECFMT;
 	out->sts = sts;
 	return 0;
 }
 
-int nvmf_rdma_req_build(uint16_t qid, uint32_t entries, uint16_t cntlid,
-			struct nvmf_rdma_cm_req *out)
+int nvme_rdma_req_build(uint16_t qid, uint32_t entries, uint16_t cntlid,
+			struct nvme_rdma_cm_req *out)
 {
 	if (!out || entries < 2 || entries > 0xFFFF)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	out->recfmt = NVMF_RDMA_RECFMT;
+	out->recfmt = NVME_RDMA_RECFMT;
 	out->qid = qid;
 	out->hrqsize = (uint16_t)entries;
 	out->hsqsize = (uint16_t)(entries - 1);
@@ -96,26 +96,26 @@ int nvmf_rdma_req_build(uint16_t qid, uint32_t entries, uint16_t cntlid,
 	return 0;
 }
 
-const char *nvmf_rdma_cm_sts_str(uint16_t sts)
+const char *nvme_rdma_cm_sts_str(uint16_t sts)
 {
 	switch (sts) {
-	case NVMF_RDMA_CM_INVALID_LEN:
+	case NVME_RDMA_CM_INVALID_LEN:
 		return "invalid private data length";
-	case NVMF_RDMA_CM_INVALID_RECFMT:
+	case NVME_RDMA_CM_INVALID_RECFMT:
 		return "invalid record format";
-	case NVMF_RDMA_CM_INVALID_QID:
+	case NVME_RDMA_CM_INVALID_QID:
 		return "invalid queue ID";
-	case NVMF_RDMA_CM_INVALID_HSQSIZE:
+	case NVME_RDMA_CM_INVALID_HSQSIZE:
 		return "invalid host SQ size";
-	case NVMF_RDMA_CM_INVALID_HRQSIZE:
+	case NVME_RDMA_CM_INVALID_HRQSIZE:
 		return "invalid host RQ size";
-	case NVMF_RDMA_CM_NO_RSC:
+	case NVME_RDMA_CM_NO_RSC:
 		return "no resources";
-	case NVMF_RDMA_CM_INVALID_IRD:
+	case NVME_RDMA_CM_INVALID_IRD:
 		return "invalid IRD";
-	case NVMF_RDMA_CM_INVALID_ORD:
+	case NVME_RDMA_CM_INVALID_ORD:
 		return "invalid ORD";
-	case NVMF_RDMA_CM_INVALID_CNTLID:
+	case NVME_RDMA_CM_INVALID_CNTLID:
 		return "invalid controller ID";
 	default:
 		return "unknown";

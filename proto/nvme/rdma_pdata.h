@@ -28,18 +28,17 @@
  *     responder_resources) above lim->dev_max_rd_atom, which this device
  *     could never serve. NVMe-oF hosts never read controller memory and
  *     send 0 (Linux, SPDK); a smaller non-zero ORD is accepted and
- *     granted 0 (the target preset serves no RDMA READs).
+ *     granted 0 (a controller serves no RDMA READs).
  *  8. NO_RSC: the device allows no RDMA READ at all (dev_max_init_rd_atom
- *     0). The binding also sends NO_RSC itself when it cannot allocate
- *     the queue (nvmf_rdma_rej_build()).
+ *     0). A controller also sends NO_RSC when it cannot allocate the
+ *     queue (nvme_rdma_rej_build()).
  *
- * Accepted parameters: sq_entries = hsqsize + 1 (the receives the target
- * posts, sent back as crqsize), host_rq = hrqsize, responder_resources 0
- * and initiator_depth = min(sq_entries, dev_max_init_rd_atom, host IRD)
- * (the qp issue's target preset, wcm_conn_param_preset(WCM_ROLE_TARGET)).
- * The REQ's cntlid is reported as sent; whether it names a live controller
- * is nvmf_tgt_check_cntlid()'s job (INVALID_CNTLID). Reserved bytes are
- * ignored.
+ * Accepted parameters: sq_entries = hsqsize + 1 (the receives the
+ * controller posts, sent back as crqsize), host_rq = hrqsize,
+ * responder_resources 0 and initiator_depth = min(sq_entries,
+ * dev_max_init_rd_atom, host IRD).  The REQ's cntlid is reported as sent;
+ * whether it names a live controller is the controller's to check
+ * (INVALID_CNTLID).  Reserved bytes are ignored.
  */
 #ifndef WHARF_PROTO_NVME_RDMA_PDATA_H
 #define WHARF_PROTO_NVME_RDMA_PDATA_H
@@ -50,20 +49,20 @@
 #include "proto/nvme/spec_fabrics.h"
 
 /*
- * How long a queue's host or target waits for the peer's DREP before the
- * forced teardown (wharf's disconnect_timeout_ms), not the library's
- * 20 s: a reset waits for the old queue to end, and an NVMe-oF peer that
- * lost the DREQ finds the queue gone by its keep-alive or next command.
- * wharf's choice; the spec names none.
+ * How long either end of a queue waits for the peer's DREP after its
+ * DREQ before it ends the connection anyway (not the spec's: it names
+ * none).  Short, because a reset waits for the old queue to end and an
+ * NVMe-oF peer that lost the DREQ finds the queue gone by its
+ * keep-alive or its next command.
  */
-#define NVMF_RDMA_DISCONNECT_MS 5000u
+#define NVME_RDMA_DISCONNECT_MS 5000u
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* What the target accepts; filled by the binding from config + device. */
-struct nvmf_rdma_limits {
+/* What a controller accepts: its configuration and its device's limits. */
+struct nvme_rdma_limits {
 	uint16_t max_qid;	      /* highest I/O queue ID (>= 1) */
 	uint16_t admin_depth;	      /* admin queue entries (>= 2) */
 	uint16_t io_depth;	      /* I/O queue entries (>= 2) */
@@ -72,48 +71,48 @@ struct nvmf_rdma_limits {
 };
 
 /* The accepted queue parameters and the ACCEPT private data. */
-struct nvmf_rdma_accept {
+struct nvme_rdma_accept {
 	uint16_t qid;
 	uint16_t cntlid;	 /* as the REQ carried it (0 when absent) */
 	uint16_t sq_entries;	 /* hsqsize + 1: receives to post, crqsize */
 	uint16_t host_rq;	 /* hrqsize: responses the host can receive */
-	uint8_t initiator_depth; /* the target's ORD (RDMA READs) */
-	uint8_t responder_resources; /* the target's IRD: always 0 */
-	struct nvmf_rdma_cm_rep rep; /* ready to send with rdma_accept */
+	uint8_t initiator_depth; /* the controller's ORD (RDMA READs) */
+	uint8_t responder_resources; /* the controller's IRD: always 0 */
+	struct nvme_rdma_cm_rep rep; /* ready to send with rdma_accept */
 };
 
 /**
- * nvmf_rdma_req_parse() - validate a REQ's private data and depths.
- * @lim: the target's limits (max_qid >= 1, depths >= 2).
+ * nvme_rdma_req_parse() - validate a REQ's private data and depths.
+ * @lim: the controller's limits (max_qid >= 1, depths >= 2).
  * @pdata: the private data as the CONNECT_REQUEST event reports it;
  *         peer bytes, may be NULL when @len is 0. Borrowed.
  * @len: its length.
  * @host_ird: the host's responder_resources (event initiator_depth).
  * @host_ord: the host's initiator_depth (event responder_resources).
  * @acc: on success, the accepted parameters (untouched on failure).
- * @rej_sts: on -EPROTO, the NVMF_RDMA_CM_* status to reject with.
+ * @rej_sts: on -EPROTO, the NVME_RDMA_CM_* status to reject with.
  *
  * Return: 0 to accept; -EPROTO to reject with *@rej_sts (see the rules
  * above); -EINVAL if @lim, @acc or @rej_sts is NULL or @lim is out of
  * range.
  * Context: any thread; pure, non-blocking.
  */
-int nvmf_rdma_req_parse(const struct nvmf_rdma_limits *lim, const void *pdata,
+int nvme_rdma_req_parse(const struct nvme_rdma_limits *lim, const void *pdata,
 			size_t len, uint8_t host_ird, uint8_t host_ord,
-			struct nvmf_rdma_accept *acc, uint16_t *rej_sts);
+			struct nvme_rdma_accept *acc, uint16_t *rej_sts);
 
 /**
- * nvmf_rdma_rej_build() - the REJ private data for a status.
- * @sts: an NVMF_RDMA_CM_* status (1..9).
+ * nvme_rdma_rej_build() - the REJ private data for a status.
+ * @sts: an NVME_RDMA_CM_* status (1..9).
  * @out: the 4-byte REJ private data (recfmt 0, sts).
  *
  * Return: 0; -EINVAL if @out is NULL or @sts is not a defined status.
  * Context: any thread; pure, non-blocking.
  */
-int nvmf_rdma_rej_build(uint16_t sts, struct nvmf_rdma_cm_rej *out);
+int nvme_rdma_rej_build(uint16_t sts, struct nvme_rdma_cm_rej *out);
 
 /**
- * nvmf_rdma_req_build() - the REQ private data a host sends (for tests
+ * nvme_rdma_req_build() - the REQ private data a host sends (for tests
  * and test initiators).
  * @qid: the queue ID.
  * @entries: the queue size in entries (>= 2): hrqsize = entries,
@@ -124,17 +123,17 @@ int nvmf_rdma_rej_build(uint16_t sts, struct nvmf_rdma_cm_rej *out);
  * Return: 0; -EINVAL if @out is NULL or @entries < 2.
  * Context: any thread; pure, non-blocking.
  */
-int nvmf_rdma_req_build(uint16_t qid, uint32_t entries, uint16_t cntlid,
-			struct nvmf_rdma_cm_req *out);
+int nvme_rdma_req_build(uint16_t qid, uint32_t entries, uint16_t cntlid,
+			struct nvme_rdma_cm_req *out);
 
 /**
- * nvmf_rdma_cm_sts_str() - a short description of a REJ status.
- * @sts: an NVMF_RDMA_CM_* status.
+ * nvme_rdma_cm_sts_str() - a short description of a REJ status.
+ * @sts: an NVME_RDMA_CM_* status.
  *
  * Return: a static string ("unknown" for undefined values).
  * Context: any thread; pure, non-blocking.
  */
-const char *nvmf_rdma_cm_sts_str(uint16_t sts);
+const char *nvme_rdma_cm_sts_str(uint16_t sts);
 
 #ifdef __cplusplus
 }

@@ -5,9 +5,9 @@
  *
  * Sources: NVM Express Base 1.4, NVMe over Fabrics 1.1 and the NVMe RDMA
  * Transport Binding 1.0. Every structure is packed and its size and the
- * offsets the target reads are pinned with _Static_assert. Multi-byte
- * fields are little-endian on the wire; wharf targets little-endian hosts
- * only (asserted below), so fields are read directly. Never take the
+ * offsets that are read are pinned with _Static_assert. Multi-byte
+ * fields are little-endian on the wire; wharf runs on little-endian
+ * machines only (asserted below), so fields are read directly. Never take the
  * address of a member of a packed structure (it may be unaligned).
  */
 #ifndef WHARF_PROTO_NVME_SPEC_H
@@ -18,70 +18,70 @@
 
 #ifdef __cplusplus
 extern "C" {
-#define NVMF_STATIC_ASSERT(c, m) static_assert(c, m)
+#define NVME_STATIC_ASSERT(c, m) static_assert(c, m)
 #else
-#define NVMF_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#define NVME_STATIC_ASSERT(c, m) _Static_assert(c, m)
 #endif
 
-#define NVMF_PACKED __attribute__((packed))
+#define NVME_PACKED __attribute__((packed))
 
-NVMF_STATIC_ASSERT(
+NVME_STATIC_ASSERT(
 	__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 	"NVMe wire structures are read in place: little-endian only");
 
 /* ---- SGL descriptors (NVMe 1.4 4.4) -------------------------------- */
 
 /* Descriptor type, bits 7:4 of byte 15. */
-#define NVMF_SGL_TYPE_DATA_BLOCK   0x0
-#define NVMF_SGL_TYPE_BIT_BUCKET   0x1
-#define NVMF_SGL_TYPE_SEGMENT	   0x2
-#define NVMF_SGL_TYPE_LAST_SEGMENT 0x3
-#define NVMF_SGL_TYPE_KEYED_DATA   0x4
-#define NVMF_SGL_TYPE_TRANSPORT	   0x5
+#define NVME_SGL_TYPE_DATA_BLOCK   0x0
+#define NVME_SGL_TYPE_BIT_BUCKET   0x1
+#define NVME_SGL_TYPE_SEGMENT	   0x2
+#define NVME_SGL_TYPE_LAST_SEGMENT 0x3
+#define NVME_SGL_TYPE_KEYED_DATA   0x4
+#define NVME_SGL_TYPE_TRANSPORT	   0x5
 /* Descriptor subtype, bits 3:0 of byte 15. */
-#define NVMF_SGL_SUB_ADDRESS	0x0
-#define NVMF_SGL_SUB_OFFSET	0x1 /* in-capsule data: addr is an offset */
-#define NVMF_SGL_SUB_INVALIDATE 0xF /* keyed (RDMA): invalidate the key */
+#define NVME_SGL_SUB_ADDRESS	0x0
+#define NVME_SGL_SUB_OFFSET	0x1 /* in-capsule data: addr is an offset */
+#define NVME_SGL_SUB_INVALIDATE 0xF /* keyed (RDMA): invalidate the key */
 
 /* Keyed SGL data block lengths are 24-bit. */
-#define NVMF_SGL_KEYED_LEN_MAX 0xFFFFFFu
+#define NVME_SGL_KEYED_LEN_MAX 0xFFFFFFu
 
 /* One 16-byte SGL descriptor; unkeyed and keyed (RDMA) layouts. */
-struct nvmf_sgl {
+struct nvme_sgl {
 	uint64_t addr; /* address, or offset into in-capsule data */
 	union {
 		struct {
 			uint32_t len;
 			uint8_t rsvd[3];
 			uint8_t type; /* type << 4 | subtype */
-		} NVMF_PACKED unkeyed;
+		} NVME_PACKED unkeyed;
 		struct {
 			uint8_t len[3]; /* 24-bit little-endian length */
 			uint32_t key;	/* remote key (rkey) */
 			uint8_t type;
-		} NVMF_PACKED keyed;
+		} NVME_PACKED keyed;
 	};
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_sgl) == 16, "SGL descriptor size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sgl, unkeyed.len) == 8, "SGL len");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sgl, unkeyed.type) == 15, "SGL type");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sgl, keyed.len) == 8, "keyed len");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sgl, keyed.key) == 11, "keyed key");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sgl, keyed.type) == 15, "keyed type");
+NVME_STATIC_ASSERT(sizeof(struct nvme_sgl) == 16, "SGL descriptor size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sgl, unkeyed.len) == 8, "SGL len");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sgl, unkeyed.type) == 15, "SGL type");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sgl, keyed.len) == 8, "keyed len");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sgl, keyed.key) == 11, "keyed key");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sgl, keyed.type) == 15, "keyed type");
 
 /* ---- Submission queue entry ---------------------------------------- */
 
-#define NVMF_SQE_SIZE 64
-#define NVMF_CQE_SIZE 16
+#define NVME_SQE_SIZE 64
+#define NVME_CQE_SIZE 16
 
 /* Byte 1 of the SQE: FUSE (1:0) and PSDT (7:6). */
-#define NVMF_FLAGS_FUSE_MASK 0x03
-#define NVMF_FLAGS_PSDT_MASK 0xC0
-#define NVMF_FLAGS_PSDT_SGL  0x40 /* 01b: SGL, MPTR contiguous (fabrics) */
+#define NVME_FLAGS_FUSE_MASK 0x03
+#define NVME_FLAGS_PSDT_MASK 0xC0
+#define NVME_FLAGS_PSDT_SGL  0x40 /* 01b: SGL, MPTR contiguous (fabrics) */
 
 /* The generic command layout. */
-struct nvmf_sqe {
+struct nvme_sqe {
 	uint8_t opc;
 	uint8_t flags;
 	uint16_t cid;
@@ -89,41 +89,41 @@ struct nvmf_sqe {
 	uint32_t cdw2;
 	uint32_t cdw3;
 	uint64_t mptr;
-	struct nvmf_sgl sgl; /* DPTR: SGL entry 1 */
+	struct nvme_sgl sgl; /* DPTR: SGL entry 1 */
 	uint32_t cdw10;
 	uint32_t cdw11;
 	uint32_t cdw12;
 	uint32_t cdw13;
 	uint32_t cdw14;
 	uint32_t cdw15;
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_sqe) == NVMF_SQE_SIZE, "SQE size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sqe, cid) == 2, "SQE cid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sqe, nsid) == 4, "SQE nsid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sqe, sgl) == 24, "SQE dptr");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sqe, cdw10) == 40, "SQE cdw10");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_sqe, cdw15) == 60, "SQE cdw15");
+NVME_STATIC_ASSERT(sizeof(struct nvme_sqe) == NVME_SQE_SIZE, "SQE size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sqe, cid) == 2, "SQE cid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sqe, nsid) == 4, "SQE nsid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sqe, sgl) == 24, "SQE dptr");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sqe, cdw10) == 40, "SQE cdw10");
+NVME_STATIC_ASSERT(offsetof(struct nvme_sqe, cdw15) == 60, "SQE cdw15");
 
 /* Fabrics command (opcode 0x7F): common layout (NVMe-oF 1.1 2.2). */
-struct nvmf_fabrics_cmd {
+struct nvme_fabrics_cmd {
 	uint8_t opc;
 	uint8_t rsvd1;
 	uint16_t cid;
 	uint8_t fctype;
 	uint8_t rsvd5[19];
-	struct nvmf_sgl sgl;
+	struct nvme_sgl sgl;
 	uint8_t specific[24];
-} NVMF_PACKED;
+} NVME_PACKED;
 
 /* Connect (fctype 0x01). */
-struct nvmf_connect_cmd {
+struct nvme_connect_cmd {
 	uint8_t opc;
 	uint8_t rsvd1;
 	uint16_t cid;
 	uint8_t fctype;
 	uint8_t rsvd5[19];
-	struct nvmf_sgl sgl;
+	struct nvme_sgl sgl;
 	uint16_t recfmt;
 	uint16_t qid;
 	uint16_t sqsize; /* 0's based */
@@ -131,13 +131,13 @@ struct nvmf_connect_cmd {
 	uint8_t rsvd47;
 	uint32_t kato; /* milliseconds */
 	uint8_t rsvd52[12];
-} NVMF_PACKED;
+} NVME_PACKED;
 
 /* Connect CATTR bit 2: the host asks to disable SQ flow control. */
-#define NVMF_CATTR_DISABLE_SQFLOW 0x04
+#define NVME_CATTR_DISABLE_SQFLOW 0x04
 
 /* Property Get (fctype 0x04) and Property Set (fctype 0x00). */
-struct nvmf_prop_cmd {
+struct nvme_prop_cmd {
 	uint8_t opc;
 	uint8_t rsvd1;
 	uint16_t cid;
@@ -148,10 +148,10 @@ struct nvmf_prop_cmd {
 	uint32_t ofst;
 	uint64_t value; /* Property Set only */
 	uint8_t rsvd56[8];
-} NVMF_PACKED;
+} NVME_PACKED;
 
 /* Disconnect (fctype 0x08, NVMe-oF 1.1): I/O queues only. */
-struct nvmf_disconnect_cmd {
+struct nvme_disconnect_cmd {
 	uint8_t opc;
 	uint8_t rsvd1;
 	uint16_t cid;
@@ -159,177 +159,177 @@ struct nvmf_disconnect_cmd {
 	uint8_t rsvd5[35];
 	uint16_t recfmt;
 	uint8_t rsvd42[22];
-} NVMF_PACKED;
+} NVME_PACKED;
 
 /* Every view of one 64-byte command. */
-union nvmf_cmd {
-	struct nvmf_sqe common;
-	struct nvmf_fabrics_cmd fabrics;
-	struct nvmf_connect_cmd connect;
-	struct nvmf_prop_cmd prop;
-	struct nvmf_disconnect_cmd disconnect;
-	uint8_t bytes[NVMF_SQE_SIZE];
+union nvme_cmd {
+	struct nvme_sqe common;
+	struct nvme_fabrics_cmd fabrics;
+	struct nvme_connect_cmd connect;
+	struct nvme_prop_cmd prop;
+	struct nvme_disconnect_cmd disconnect;
+	uint8_t bytes[NVME_SQE_SIZE];
 };
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_fabrics_cmd) == 64, "fabrics size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_fabrics_cmd, fctype) == 4, "fctype");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_fabrics_cmd, sgl) == 24, "fab sgl");
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_connect_cmd) == 64, "connect size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_connect_cmd, recfmt) == 40, "recfmt");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_connect_cmd, qid) == 42, "qid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_connect_cmd, sqsize) == 44, "sqsize");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_connect_cmd, cattr) == 46, "cattr");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_connect_cmd, kato) == 48, "kato");
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_prop_cmd) == 64, "property size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_prop_cmd, attrib) == 40, "attrib");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_prop_cmd, ofst) == 44, "ofst");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_prop_cmd, value) == 48, "value");
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_disconnect_cmd) == 64, "disc size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_disconnect_cmd, recfmt) == 40,
+NVME_STATIC_ASSERT(sizeof(struct nvme_fabrics_cmd) == 64, "fabrics size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_fabrics_cmd, fctype) == 4, "fctype");
+NVME_STATIC_ASSERT(offsetof(struct nvme_fabrics_cmd, sgl) == 24, "fab sgl");
+NVME_STATIC_ASSERT(sizeof(struct nvme_connect_cmd) == 64, "connect size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_connect_cmd, recfmt) == 40, "recfmt");
+NVME_STATIC_ASSERT(offsetof(struct nvme_connect_cmd, qid) == 42, "qid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_connect_cmd, sqsize) == 44, "sqsize");
+NVME_STATIC_ASSERT(offsetof(struct nvme_connect_cmd, cattr) == 46, "cattr");
+NVME_STATIC_ASSERT(offsetof(struct nvme_connect_cmd, kato) == 48, "kato");
+NVME_STATIC_ASSERT(sizeof(struct nvme_prop_cmd) == 64, "property size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_prop_cmd, attrib) == 40, "attrib");
+NVME_STATIC_ASSERT(offsetof(struct nvme_prop_cmd, ofst) == 44, "ofst");
+NVME_STATIC_ASSERT(offsetof(struct nvme_prop_cmd, value) == 48, "value");
+NVME_STATIC_ASSERT(sizeof(struct nvme_disconnect_cmd) == 64, "disc size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_disconnect_cmd, recfmt) == 40,
 		   "disconnect recfmt");
-NVMF_STATIC_ASSERT(sizeof(union nvmf_cmd) == 64, "command union size");
+NVME_STATIC_ASSERT(sizeof(union nvme_cmd) == 64, "command union size");
 
 /* Byte offsets inside the SQE, reported as Connect's IPO. */
-#define NVMF_IPO_CMD_QID    42
-#define NVMF_IPO_CMD_SQSIZE 44
-#define NVMF_IPO_CMD_RECFMT 40
+#define NVME_IPO_CMD_QID    42
+#define NVME_IPO_CMD_SQSIZE 44
+#define NVME_IPO_CMD_RECFMT 40
 
 /* ---- Completion queue entry ---------------------------------------- */
 
-struct nvmf_cqe {
+struct nvme_cqe {
 	uint64_t result; /* DW0 (and DW1: Property Get of an 8-byte value) */
 	uint16_t sqhd;
 	uint16_t sqid;
 	uint16_t cid;
 	uint16_t status; /* bit 0 phase tag (reserved on fabrics), 15:1 SF */
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_cqe) == NVMF_CQE_SIZE, "CQE size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_cqe, sqhd) == 8, "CQE sqhd");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_cqe, cid) == 12, "CQE cid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_cqe, status) == 14, "CQE status");
+NVME_STATIC_ASSERT(sizeof(struct nvme_cqe) == NVME_CQE_SIZE, "CQE size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_cqe, sqhd) == 8, "CQE sqhd");
+NVME_STATIC_ASSERT(offsetof(struct nvme_cqe, cid) == 12, "CQE cid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_cqe, status) == 14, "CQE status");
 
 /* Connect response DW0 on Connect Invalid Parameters: IPO 15:0, IATTR. */
-#define NVMF_CONNECT_IATTR_CMD	     0 /* IPO is an offset into the SQE */
-#define NVMF_CONNECT_IATTR_DATA	     1 /* IPO is an offset into the data */
-#define NVMF_CONNECT_IPO(iattr, ipo) ((uint32_t)(ipo) | (uint32_t)(iattr) << 16)
+#define NVME_CONNECT_IATTR_CMD	     0 /* IPO is an offset into the SQE */
+#define NVME_CONNECT_IATTR_DATA	     1 /* IPO is an offset into the data */
+#define NVME_CONNECT_IPO(iattr, ipo) ((uint32_t)(ipo) | (uint32_t)(iattr) << 16)
 
 /* SQHD of the Connect response when SQ flow control was disabled. */
-#define NVMF_SQHD_DISABLED 0xFFFF
+#define NVME_SQHD_DISABLED 0xFFFF
 
 /*
  * Status field, as the 15 bits above the phase tag: SC 7:0, SCT 10:8,
  * CRD 12:11, M 13, DNR 14. The CQE holds it shifted left by one.
  */
-#define NVMF_SCT_GENERIC     0x0
-#define NVMF_SCT_CMD	     0x1 /* command specific */
-#define NVMF_SCT_MEDIA	     0x2 /* media and data integrity errors */
-#define NVMF_DNR	     0x4000
-#define NVMF_STATUS(sct, sc) ((uint16_t)((sct) << 8 | (sc)))
-#define NVMF_STATUS_SCT(s)   (((s) >> 8) & 0x7)
-#define NVMF_STATUS_SC(s)    ((s)&0xFF)
+#define NVME_SCT_GENERIC     0x0
+#define NVME_SCT_CMD	     0x1 /* command specific */
+#define NVME_SCT_MEDIA	     0x2 /* media and data integrity errors */
+#define NVME_DNR	     0x4000
+#define NVME_STATUS(sct, sc) ((uint16_t)((sct) << 8 | (sc)))
+#define NVME_STATUS_SCT(s)   (((s) >> 8) & 0x7)
+#define NVME_STATUS_SC(s)    ((s)&0xFF)
 
 /* Generic command status (SCT 0). */
-#define NVMF_SC_SUCCESS		  0x00
-#define NVMF_SC_INVALID_OPCODE	  0x01
-#define NVMF_SC_INVALID_FIELD	  0x02
-#define NVMF_SC_CID_CONFLICT	  0x03
-#define NVMF_SC_DATA_XFER_ERROR	  0x04
-#define NVMF_SC_INTERNAL	  0x06
-#define NVMF_SC_ABORT_REQ	  0x07
-#define NVMF_SC_ABORT_SQ_DELETED  0x08
-#define NVMF_SC_INVALID_NS	  0x0B
-#define NVMF_SC_CMD_SEQ_ERROR	  0x0C
-#define NVMF_SC_SGL_INVALID_SEG	  0x0D
-#define NVMF_SC_SGL_INVALID_COUNT 0x0E
-#define NVMF_SC_SGL_INVALID_DLEN  0x0F
-#define NVMF_SC_SGL_INVALID_MLEN  0x10
-#define NVMF_SC_SGL_INVALID_TYPE  0x11
-#define NVMF_SC_SGL_INVALID_OFS	  0x16
-#define NVMF_SC_KA_EXPIRED	  0x19
-#define NVMF_SC_KA_INVALID	  0x1A
-#define NVMF_SC_TRANSIENT_XPORT	  0x22
-#define NVMF_SC_LBA_RANGE	  0x80
-#define NVMF_SC_CAP_EXCEEDED	  0x81
-#define NVMF_SC_NS_NOT_READY	  0x82
+#define NVME_SC_SUCCESS		  0x00
+#define NVME_SC_INVALID_OPCODE	  0x01
+#define NVME_SC_INVALID_FIELD	  0x02
+#define NVME_SC_CID_CONFLICT	  0x03
+#define NVME_SC_DATA_XFER_ERROR	  0x04
+#define NVME_SC_INTERNAL	  0x06
+#define NVME_SC_ABORT_REQ	  0x07
+#define NVME_SC_ABORT_SQ_DELETED  0x08
+#define NVME_SC_INVALID_NS	  0x0B
+#define NVME_SC_CMD_SEQ_ERROR	  0x0C
+#define NVME_SC_SGL_INVALID_SEG	  0x0D
+#define NVME_SC_SGL_INVALID_COUNT 0x0E
+#define NVME_SC_SGL_INVALID_DLEN  0x0F
+#define NVME_SC_SGL_INVALID_MLEN  0x10
+#define NVME_SC_SGL_INVALID_TYPE  0x11
+#define NVME_SC_SGL_INVALID_OFS	  0x16
+#define NVME_SC_KA_EXPIRED	  0x19
+#define NVME_SC_KA_INVALID	  0x1A
+#define NVME_SC_TRANSIENT_XPORT	  0x22
+#define NVME_SC_LBA_RANGE	  0x80
+#define NVME_SC_CAP_EXCEEDED	  0x81
+#define NVME_SC_NS_NOT_READY	  0x82
 
 /* Command specific status (SCT 1). */
-#define NVMF_SC_ABORT_LIMIT	      0x03
-#define NVMF_SC_AER_LIMIT	      0x05
-#define NVMF_SC_INVALID_LOG_PAGE      0x09
-#define NVMF_SC_FEAT_NOT_SAVEABLE     0x0D
-#define NVMF_SC_FEAT_NOT_CHANGEABLE   0x0E
-#define NVMF_SC_CONNECT_INCOMPAT_FMT  0x80
-#define NVMF_SC_CONNECT_CTRL_BUSY     0x81
-#define NVMF_SC_CONNECT_INVALID_PARAM 0x82
-#define NVMF_SC_CONNECT_RESTART_DISC  0x83
-#define NVMF_SC_CONNECT_INVALID_HOST  0x84
-#define NVMF_SC_INVALID_QUEUE_TYPE    0x85
+#define NVME_SC_ABORT_LIMIT	      0x03
+#define NVME_SC_AER_LIMIT	      0x05
+#define NVME_SC_INVALID_LOG_PAGE      0x09
+#define NVME_SC_FEAT_NOT_SAVEABLE     0x0D
+#define NVME_SC_FEAT_NOT_CHANGEABLE   0x0E
+#define NVME_SC_CONNECT_INCOMPAT_FMT  0x80
+#define NVME_SC_CONNECT_CTRL_BUSY     0x81
+#define NVME_SC_CONNECT_INVALID_PARAM 0x82
+#define NVME_SC_CONNECT_RESTART_DISC  0x83
+#define NVME_SC_CONNECT_INVALID_HOST  0x84
+#define NVME_SC_INVALID_QUEUE_TYPE    0x85
 
 /* Media and data integrity errors (SCT 2). */
-#define NVMF_SC_WRITE_FAULT	 0x80
-#define NVMF_SC_UNRECOVERED_READ 0x81
+#define NVME_SC_WRITE_FAULT	 0x80
+#define NVME_SC_UNRECOVERED_READ 0x81
 
 /* ---- Opcodes -------------------------------------------------------- */
 
-#define NVMF_OPC_FABRICS 0x7F
+#define NVME_OPC_FABRICS 0x7F
 
 /* Fabrics command types. */
-#define NVMF_FCTYPE_PROP_SET   0x00
-#define NVMF_FCTYPE_CONNECT    0x01
-#define NVMF_FCTYPE_PROP_GET   0x04
-#define NVMF_FCTYPE_AUTH_SEND  0x05
-#define NVMF_FCTYPE_AUTH_RECV  0x06
-#define NVMF_FCTYPE_DISCONNECT 0x08
+#define NVME_FCTYPE_PROP_SET   0x00
+#define NVME_FCTYPE_CONNECT    0x01
+#define NVME_FCTYPE_PROP_GET   0x04
+#define NVME_FCTYPE_AUTH_SEND  0x05
+#define NVME_FCTYPE_AUTH_RECV  0x06
+#define NVME_FCTYPE_DISCONNECT 0x08
 
 /* Admin opcodes. */
-#define NVMF_ADM_DELETE_SQ     0x00
-#define NVMF_ADM_CREATE_SQ     0x01
-#define NVMF_ADM_GET_LOG_PAGE  0x02
-#define NVMF_ADM_DELETE_CQ     0x04
-#define NVMF_ADM_CREATE_CQ     0x05
-#define NVMF_ADM_IDENTIFY      0x06
-#define NVMF_ADM_ABORT	       0x08
-#define NVMF_ADM_SET_FEATURES  0x09
-#define NVMF_ADM_GET_FEATURES  0x0A
-#define NVMF_ADM_ASYNC_EVENT   0x0C
-#define NVMF_ADM_KEEP_ALIVE    0x18
-#define NVMF_ADM_DOORBELL_BUF  0x7C
-#define NVMF_ADM_FORMAT_NVM    0x80
-#define NVMF_ADM_SECURITY_SEND 0x81
+#define NVME_ADM_DELETE_SQ     0x00
+#define NVME_ADM_CREATE_SQ     0x01
+#define NVME_ADM_GET_LOG_PAGE  0x02
+#define NVME_ADM_DELETE_CQ     0x04
+#define NVME_ADM_CREATE_CQ     0x05
+#define NVME_ADM_IDENTIFY      0x06
+#define NVME_ADM_ABORT	       0x08
+#define NVME_ADM_SET_FEATURES  0x09
+#define NVME_ADM_GET_FEATURES  0x0A
+#define NVME_ADM_ASYNC_EVENT   0x0C
+#define NVME_ADM_KEEP_ALIVE    0x18
+#define NVME_ADM_DOORBELL_BUF  0x7C
+#define NVME_ADM_FORMAT_NVM    0x80
+#define NVME_ADM_SECURITY_SEND 0x81
 
 /* NVM command set (I/O) opcodes. */
-#define NVMF_IO_FLUSH	     0x00
-#define NVMF_IO_WRITE	     0x01
-#define NVMF_IO_READ	     0x02
-#define NVMF_IO_WRITE_UNCOR  0x04
-#define NVMF_IO_COMPARE	     0x05
-#define NVMF_IO_WRITE_ZEROES 0x08
-#define NVMF_IO_DSM	     0x09
+#define NVME_IO_FLUSH	     0x00
+#define NVME_IO_WRITE	     0x01
+#define NVME_IO_READ	     0x02
+#define NVME_IO_WRITE_UNCOR  0x04
+#define NVME_IO_COMPARE	     0x05
+#define NVME_IO_WRITE_ZEROES 0x08
+#define NVME_IO_DSM	     0x09
 
 /* Read / Write / Write Zeroes CDW12 bits. */
-#define NVMF_RW_NLB_MASK 0xFFFFu
-#define NVMF_RW_DEAC	 (1u << 25) /* Write Zeroes: deallocate */
-#define NVMF_RW_FUA	 (1u << 30)
-#define NVMF_RW_LR	 (1u << 31)
+#define NVME_RW_NLB_MASK 0xFFFFu
+#define NVME_RW_DEAC	 (1u << 25) /* Write Zeroes: deallocate */
+#define NVME_RW_FUA	 (1u << 30)
+#define NVME_RW_LR	 (1u << 31)
 
 /* Dataset Management: CDW10 NR 7:0 (0's based), CDW11 attributes. */
-#define NVMF_DSM_NR_MASK    0xFFu
-#define NVMF_DSM_AD	    (1u << 2) /* deallocate */
-#define NVMF_DSM_MAX_RANGES 256
+#define NVME_DSM_NR_MASK    0xFFu
+#define NVME_DSM_AD	    (1u << 2) /* deallocate */
+#define NVME_DSM_MAX_RANGES 256
 
 /* One Dataset Management range. */
-struct nvmf_dsm_range {
+struct nvme_dsm_range {
 	uint32_t cattr;
 	uint32_t nlb; /* NOT 0's based */
 	uint64_t slba;
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_dsm_range) == 16, "DSM range size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_dsm_range, slba) == 8, "DSM slba");
+NVME_STATIC_ASSERT(sizeof(struct nvme_dsm_range) == 16, "DSM range size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_dsm_range, slba) == 8, "DSM slba");
 
 /* Namespace IDs. */
-#define NVMF_NSID_ALL 0xFFFFFFFFu
+#define NVME_NSID_ALL 0xFFFFFFFFu
 
 #ifdef __cplusplus
 }

@@ -4,9 +4,9 @@
  * Identification Descriptors, the Error Information, SMART / Health and
  * Changed Namespace List log pages, and the property (register) layout.
  *
- * Source: NVM Express Base 1.4 (5.15, 5.14.1). Sizes and the offsets the
- * target fills are pinned with _Static_assert; fields the target leaves
- * zero are folded into reserved arrays.
+ * Source: NVM Express Base 1.4 (5.15, 5.14.1). Sizes and the offsets
+ * that are filled are pinned with _Static_assert; fields no wharf
+ * controller sets are folded into reserved arrays.
  */
 #ifndef WHARF_PROTO_NVME_SPEC_DATA_H
 #define WHARF_PROTO_NVME_SPEC_DATA_H
@@ -17,20 +17,20 @@
 extern "C" {
 #endif
 
-#define NVMF_IDENTIFY_SIZE 4096
+#define NVME_IDENTIFY_SIZE 4096
 
 /* Identify CNS values served. */
-#define NVMF_CNS_NS	     0x00
-#define NVMF_CNS_CTRL	     0x01
-#define NVMF_CNS_ACTIVE_NSL  0x02
-#define NVMF_CNS_NS_DESCLIST 0x03
+#define NVME_CNS_NS	     0x00
+#define NVME_CNS_CTRL	     0x01
+#define NVME_CNS_ACTIVE_NSL  0x02
+#define NVME_CNS_NS_DESCLIST 0x03
 /* I/O Command Set specific Identify Controller (the host asks for it). */
-#define NVMF_CNS_CS_CTRL 0x06
+#define NVME_CNS_CS_CTRL 0x06
 /* Identify CDW11 31:24: Command Set Identifier; NVM is 0. */
-#define NVMF_CSI_NVM 0x00
+#define NVME_CSI_NVM 0x00
 
 /* Power state descriptor (32 bytes). */
-struct nvmf_psd {
+struct nvme_psd {
 	uint16_t mp; /* maximum power, centiwatts */
 	uint8_t rsvd2;
 	uint8_t flags;
@@ -41,10 +41,10 @@ struct nvmf_psd {
 	uint8_t rwt;
 	uint8_t rwl;
 	uint8_t rsvd16[16];
-} NVMF_PACKED;
+} NVME_PACKED;
 
 /* Identify Controller data structure (CNS 01h). */
-struct nvmf_id_ctrl {
+struct nvme_id_ctrl {
 	uint16_t vid;
 	uint16_t ssvid;
 	char sn[20]; /* ASCII, space padded */
@@ -105,48 +105,48 @@ struct nvmf_id_ctrl {
 	uint8_t msdbd;	 /* max SGL data block descriptors */
 	uint16_t ofcs;
 	uint8_t rsvd1806[242];
-	struct nvmf_psd psd[32];
+	struct nvme_psd psd[32];
 	uint8_t vs[1024];
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_psd) == 32, "power state size");
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_id_ctrl) == NVMF_IDENTIFY_SIZE,
+NVME_STATIC_ASSERT(sizeof(struct nvme_psd) == 32, "power state size");
+NVME_STATIC_ASSERT(sizeof(struct nvme_id_ctrl) == NVME_IDENTIFY_SIZE,
 		   "Identify Controller size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, sn) == 4, "sn");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, mn) == 24, "mn");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, fr) == 64, "fr");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, cmic) == 76, "cmic");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, mdts) == 77, "mdts");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, cntlid) == 78, "cntlid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, ver) == 80, "ver");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, oaes) == 92, "oaes");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, cntrltype) == 111, "type");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, oacs) == 256, "oacs");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, aerl) == 259, "aerl");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, lpa) == 261, "lpa");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, elpe) == 262, "elpe");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, wctemp) == 266, "wctemp");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, kas) == 320, "kas");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, sqes) == 512, "sqes");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, maxcmd) == 514, "maxcmd");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, nn) == 516, "nn");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, oncs) == 520, "oncs");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, vwc) == 525, "vwc");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, sgls) == 536, "sgls");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, subnqn) == 768, "subnqn");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, ioccsz) == 1792, "ioccsz");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, iorcsz) == 1796, "iorcsz");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, icdoff) == 1800, "icdoff");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, fcatt) == 1802, "fcatt");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, msdbd) == 1803, "msdbd");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, psd) == 2048, "psd");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl, vs) == 3072, "vs");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, sn) == 4, "sn");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, mn) == 24, "mn");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, fr) == 64, "fr");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, cmic) == 76, "cmic");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, mdts) == 77, "mdts");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, cntlid) == 78, "cntlid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, ver) == 80, "ver");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, oaes) == 92, "oaes");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, cntrltype) == 111, "type");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, oacs) == 256, "oacs");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, aerl) == 259, "aerl");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, lpa) == 261, "lpa");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, elpe) == 262, "elpe");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, wctemp) == 266, "wctemp");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, kas) == 320, "kas");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, sqes) == 512, "sqes");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, maxcmd) == 514, "maxcmd");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, nn) == 516, "nn");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, oncs) == 520, "oncs");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, vwc) == 525, "vwc");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, sgls) == 536, "sgls");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, subnqn) == 768, "subnqn");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, ioccsz) == 1792, "ioccsz");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, iorcsz) == 1796, "iorcsz");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, icdoff) == 1800, "icdoff");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, fcatt) == 1802, "fcatt");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, msdbd) == 1803, "msdbd");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, psd) == 2048, "psd");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl, vs) == 3072, "vs");
 
 /* I/O Command Set specific Identify Controller, NVM (CNS 06h, CSI 0):
  * size limits of Verify, Write Zeroes, Write Uncorrectable (powers of
  * two of CAP.MPSMIN units, 0 = none) and of Dataset Management (ranges,
  * blocks per range, blocks per command; 0 = none). */
-struct nvmf_id_ctrl_nvm {
+struct nvme_id_ctrl_nvm {
 	uint8_t vsl;
 	uint8_t wzsl;
 	uint8_t wusl;
@@ -154,34 +154,34 @@ struct nvmf_id_ctrl_nvm {
 	uint32_t dmrsl;
 	uint64_t dmsl;
 	uint8_t rsvd16[4080];
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_id_ctrl_nvm) == NVMF_IDENTIFY_SIZE,
+NVME_STATIC_ASSERT(sizeof(struct nvme_id_ctrl_nvm) == NVME_IDENTIFY_SIZE,
 		   "Identify NVM controller size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl_nvm, dmrsl) == 4, "dmrsl");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ctrl_nvm, dmsl) == 8, "dmsl");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl_nvm, dmrsl) == 4, "dmrsl");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ctrl_nvm, dmsl) == 8, "dmsl");
 
-/* Identify Controller bits the target sets. */
-#define NVMF_CMIC_MULTI_CTRL	   (1u << 1)
-#define NVMF_OAES_NS_ATTR	   (1u << 8)
-#define NVMF_LPA_EXT_DATA	   (1u << 2)
-#define NVMF_ONCS_DSM		   (1u << 2)
-#define NVMF_ONCS_WRITE_ZEROES	   (1u << 3)
-#define NVMF_VWC_PRESENT	   (1u << 0)
-#define NVMF_SGLS_SUPPORTED	   (1u << 0)
-#define NVMF_SGLS_KEYED		   (1u << 2)
-#define NVMF_SGLS_LONGER_THAN_DATA (1u << 18)
-#define NVMF_SGLS_OFFSET	   (1u << 20)
+/* Identify Controller bits (those a wharf controller sets). */
+#define NVME_CMIC_MULTI_CTRL	   (1u << 1)
+#define NVME_OAES_NS_ATTR	   (1u << 8)
+#define NVME_LPA_EXT_DATA	   (1u << 2)
+#define NVME_ONCS_DSM		   (1u << 2)
+#define NVME_ONCS_WRITE_ZEROES	   (1u << 3)
+#define NVME_VWC_PRESENT	   (1u << 0)
+#define NVME_SGLS_SUPPORTED	   (1u << 0)
+#define NVME_SGLS_KEYED		   (1u << 2)
+#define NVME_SGLS_LONGER_THAN_DATA (1u << 18)
+#define NVME_SGLS_OFFSET	   (1u << 20)
 
 /* LBA format descriptor. */
-struct nvmf_lbaf {
+struct nvme_lbaf {
 	uint16_t ms;
 	uint8_t lbads; /* log2 of the block size */
 	uint8_t rp;
-} NVMF_PACKED;
+} NVME_PACKED;
 
 /* Identify Namespace data structure (CNS 00h). */
-struct nvmf_id_ns {
+struct nvme_id_ns {
 	uint64_t nsze;
 	uint64_t ncap;
 	uint64_t nuse;
@@ -211,58 +211,58 @@ struct nvmf_id_ns {
 	uint16_t endgid;
 	uint8_t nguid[16];
 	uint8_t eui64[8];
-	struct nvmf_lbaf lbaf[16];
+	struct nvme_lbaf lbaf[16];
 	uint8_t rsvd192[192];
 	uint8_t vs[3712];
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_lbaf) == 4, "LBA format size");
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_id_ns) == NVMF_IDENTIFY_SIZE,
+NVME_STATIC_ASSERT(sizeof(struct nvme_lbaf) == 4, "LBA format size");
+NVME_STATIC_ASSERT(sizeof(struct nvme_id_ns) == NVME_IDENTIFY_SIZE,
 		   "Identify Namespace size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, nsfeat) == 24, "nsfeat");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, nmic) == 30, "nmic");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, dlfeat) == 33, "dlfeat");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, nvmcap) == 48, "nvmcap");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, anagrpid) == 92, "anagrpid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, nguid) == 104, "nguid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, eui64) == 120, "eui64");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_id_ns, lbaf) == 128, "lbaf");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nsfeat) == 24, "nsfeat");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nmic) == 30, "nmic");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, dlfeat) == 33, "dlfeat");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nvmcap) == 48, "nvmcap");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, anagrpid) == 92, "anagrpid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nguid) == 104, "nguid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, eui64) == 120, "eui64");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, lbaf) == 128, "lbaf");
 
-#define NVMF_NSFEAT_THIN    (1u << 0)
-#define NVMF_NMIC_SHARED    (1u << 0)
-#define NVMF_DLFEAT_READ_0  0x1	      /* deallocated blocks read as zeroes */
-#define NVMF_DLFEAT_WZ_DEAC (1u << 3) /* Write Zeroes DEAC supported */
+#define NVME_NSFEAT_THIN    (1u << 0)
+#define NVME_NMIC_SHARED    (1u << 0)
+#define NVME_DLFEAT_READ_0  0x1	      /* deallocated blocks read as zeroes */
+#define NVME_DLFEAT_WZ_DEAC (1u << 3) /* Write Zeroes DEAC supported */
 
 /* Active Namespace ID list (CNS 02h): up to 1024 IDs, zero terminated. */
-#define NVMF_NSID_LIST_MAX 1024
+#define NVME_NSID_LIST_MAX 1024
 
 /* Namespace Identification Descriptor header (CNS 03h). */
-struct nvmf_ns_desc {
+struct nvme_ns_desc {
 	uint8_t nidt;
 	uint8_t nidl;
 	uint8_t rsvd[2];
 	/* nidl bytes of identifier follow */
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_ns_desc) == 4, "NS descriptor size");
+NVME_STATIC_ASSERT(sizeof(struct nvme_ns_desc) == 4, "NS descriptor size");
 
-#define NVMF_NIDT_EUI64 0x1
-#define NVMF_NIDT_NGUID 0x2
-#define NVMF_NIDT_UUID	0x3
+#define NVME_NIDT_EUI64 0x1
+#define NVME_NIDT_NGUID 0x2
+#define NVME_NIDT_UUID	0x3
 
 /* ---- Log pages ----------------------------------------------------- */
 
 /* Log identifiers served. */
-#define NVMF_LID_ERROR	    0x01
-#define NVMF_LID_SMART	    0x02
-#define NVMF_LID_CHANGED_NS 0x04
-#define NVMF_LID_DISCOVERY  0x70
+#define NVME_LID_ERROR	    0x01
+#define NVME_LID_SMART	    0x02
+#define NVME_LID_CHANGED_NS 0x04
+#define NVME_LID_DISCOVERY  0x70
 
 /* Get Log Page CDW10: LID 7:0, LSP 11:8, RAE 15, NUMDL 31:16. */
-#define NVMF_GLP_RAE (1u << 15)
+#define NVME_GLP_RAE (1u << 15)
 
 /* Error Information log entry (LID 01h). */
-struct nvmf_error_log {
+struct nvme_error_log {
 	uint64_t error_count;
 	uint16_t sqid;
 	uint16_t cid;
@@ -276,17 +276,17 @@ struct nvmf_error_log {
 	uint64_t cs;
 	uint16_t trtype_spec;
 	uint8_t rsvd42[22];
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_error_log) == 64, "error log size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_error_log, sqid) == 8, "err sqid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_error_log, status) == 12, "err sts");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_error_log, lba) == 16, "err lba");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_error_log, nsid) == 24, "err nsid");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_error_log, trtype) == 29, "err tr");
+NVME_STATIC_ASSERT(sizeof(struct nvme_error_log) == 64, "error log size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_error_log, sqid) == 8, "err sqid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_error_log, status) == 12, "err sts");
+NVME_STATIC_ASSERT(offsetof(struct nvme_error_log, lba) == 16, "err lba");
+NVME_STATIC_ASSERT(offsetof(struct nvme_error_log, nsid) == 24, "err nsid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_error_log, trtype) == 29, "err tr");
 
 /* SMART / Health Information log (LID 02h). 128-bit counters are LE. */
-struct nvmf_smart_log {
+struct nvme_smart_log {
 	uint8_t critical_warning;
 	uint16_t temperature; /* Kelvin */
 	uint8_t avail_spare;
@@ -308,90 +308,90 @@ struct nvmf_smart_log {
 	uint32_t critical_comp_time;
 	uint16_t temp_sensor[8];
 	uint8_t rsvd216[296];
-} NVMF_PACKED;
+} NVME_PACKED;
 
-NVMF_STATIC_ASSERT(sizeof(struct nvmf_smart_log) == 512, "SMART log size");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, temperature) == 1, "temp");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, avail_spare) == 3, "spare");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, data_units_read) == 32,
+NVME_STATIC_ASSERT(sizeof(struct nvme_smart_log) == 512, "SMART log size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_smart_log, temperature) == 1, "temp");
+NVME_STATIC_ASSERT(offsetof(struct nvme_smart_log, avail_spare) == 3, "spare");
+NVME_STATIC_ASSERT(offsetof(struct nvme_smart_log, data_units_read) == 32,
 		   "data units read");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, host_reads) == 64,
+NVME_STATIC_ASSERT(offsetof(struct nvme_smart_log, host_reads) == 64,
 		   "host reads");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, num_err_log_entries) == 176,
+NVME_STATIC_ASSERT(offsetof(struct nvme_smart_log, num_err_log_entries) == 176,
 		   "error log entries");
-NVMF_STATIC_ASSERT(offsetof(struct nvmf_smart_log, warning_temp_time) == 192,
+NVME_STATIC_ASSERT(offsetof(struct nvme_smart_log, warning_temp_time) == 192,
 		   "warning temp time");
 
 /* Changed Namespace List log (LID 04h): 1024 NSIDs; overflow marker. */
-#define NVMF_CHANGED_NS_MAX	 1024
-#define NVMF_CHANGED_NS_OVERFLOW 0xFFFFFFFFu
-#define NVMF_CHANGED_NS_LOG_SIZE (NVMF_CHANGED_NS_MAX * 4)
+#define NVME_CHANGED_NS_MAX	 1024
+#define NVME_CHANGED_NS_OVERFLOW 0xFFFFFFFFu
+#define NVME_CHANGED_NS_LOG_SIZE (NVME_CHANGED_NS_MAX * 4)
 
 /* ---- Features ------------------------------------------------------ */
 
-#define NVMF_FEAT_NUM_QUEUES  0x07
-#define NVMF_FEAT_ASYNC_EVENT 0x0B
-#define NVMF_FEAT_KATO	      0x0F
+#define NVME_FEAT_NUM_QUEUES  0x07
+#define NVME_FEAT_ASYNC_EVENT 0x0B
+#define NVME_FEAT_KATO	      0x0F
 
 /* Set Features CDW10 bit 31: save; Get Features CDW10 10:8: select. */
-#define NVMF_FEAT_SAVE		 (1u << 31)
-#define NVMF_FEAT_SEL(cdw10)	 (((cdw10) >> 8) & 0x7)
-#define NVMF_FEAT_SEL_CURRENT	 0
-#define NVMF_FEAT_SEL_DEFAULT	 1
-#define NVMF_FEAT_SEL_SAVED	 2
-#define NVMF_FEAT_SEL_CAPS	 3
-#define NVMF_FEAT_CAP_CHANGEABLE (1u << 2)
+#define NVME_FEAT_SAVE		 (1u << 31)
+#define NVME_FEAT_SEL(cdw10)	 (((cdw10) >> 8) & 0x7)
+#define NVME_FEAT_SEL_CURRENT	 0
+#define NVME_FEAT_SEL_DEFAULT	 1
+#define NVME_FEAT_SEL_SAVED	 2
+#define NVME_FEAT_SEL_CAPS	 3
+#define NVME_FEAT_CAP_CHANGEABLE (1u << 2)
 
 /* ---- Asynchronous events ------------------------------------------- */
 
 /* Completion DW0 of an AER: type 2:0, info 15:8, log page 23:16. */
-#define NVMF_AER_TYPE_ERROR	 0x0
-#define NVMF_AER_TYPE_SMART	 0x1
-#define NVMF_AER_TYPE_NOTICE	 0x2
-#define NVMF_AER_TYPE_IMMEDIATE	 0x3
-#define NVMF_AER_TYPE_IO_CMD_SET 0x6
-#define NVMF_AER_TYPE_VENDOR	 0x7
-#define NVMF_AER_INFO_NS_CHANGED 0x00
-#define NVMF_AER_INFO_FW_ACT	 0x01
-#define NVMF_AER_INFO_ANA	 0x03
-#define NVMF_AER_DW0(type, info, lid)                                          \
+#define NVME_AER_TYPE_ERROR	 0x0
+#define NVME_AER_TYPE_SMART	 0x1
+#define NVME_AER_TYPE_NOTICE	 0x2
+#define NVME_AER_TYPE_IMMEDIATE	 0x3
+#define NVME_AER_TYPE_IO_CMD_SET 0x6
+#define NVME_AER_TYPE_VENDOR	 0x7
+#define NVME_AER_INFO_NS_CHANGED 0x00
+#define NVME_AER_INFO_FW_ACT	 0x01
+#define NVME_AER_INFO_ANA	 0x03
+#define NVME_AER_DW0(type, info, lid)                                          \
 	((uint32_t)(type) | (uint32_t)(info) << 8 | (uint32_t)(lid) << 16)
 
 /* ---- Properties (NVMe-oF 1.1 3.5; the PCIe register offsets) ------- */
 
-#define NVMF_PROP_CAP  0x00 /* 8 bytes */
-#define NVMF_PROP_VS   0x08
-#define NVMF_PROP_CC   0x14
-#define NVMF_PROP_CSTS 0x1C
-#define NVMF_PROP_NSSR 0x20
+#define NVME_PROP_CAP  0x00 /* 8 bytes */
+#define NVME_PROP_VS   0x08
+#define NVME_PROP_CC   0x14
+#define NVME_PROP_CSTS 0x1C
+#define NVME_PROP_NSSR 0x20
 
-#define NVMF_PROP_SIZE_4 0
-#define NVMF_PROP_SIZE_8 1
+#define NVME_PROP_SIZE_4 0
+#define NVME_PROP_SIZE_8 1
 
 /* CAP fields. */
-#define NVMF_CAP_MQES(v) ((uint64_t)(v)&0xFFFF) /* 0's based */
-#define NVMF_CAP_CQR	 (1ull << 16)
-#define NVMF_CAP_TO(v)	 ((uint64_t)(v) << 24) /* 500 ms units */
-#define NVMF_CAP_CSS_NVM (1ull << 37)
+#define NVME_CAP_MQES(v) ((uint64_t)(v)&0xFFFF) /* 0's based */
+#define NVME_CAP_CQR	 (1ull << 16)
+#define NVME_CAP_TO(v)	 ((uint64_t)(v) << 24) /* 500 ms units */
+#define NVME_CAP_CSS_NVM (1ull << 37)
 
 /* CC fields. */
-#define NVMF_CC_EN	      (1u << 0)
-#define NVMF_CC_CSS(cc)	      (((cc) >> 4) & 0x7)
-#define NVMF_CC_MPS(cc)	      (((cc) >> 7) & 0xF)
-#define NVMF_CC_AMS(cc)	      (((cc) >> 11) & 0x7)
-#define NVMF_CC_SHN(cc)	      (((cc) >> 14) & 0x3)
-#define NVMF_CC_IOSQES(cc)    (((cc) >> 16) & 0xF)
-#define NVMF_CC_IOCQES(cc)    (((cc) >> 20) & 0xF)
-#define NVMF_CC_WRITABLE_MASK 0x00FFFFF1u
+#define NVME_CC_EN	      (1u << 0)
+#define NVME_CC_CSS(cc)	      (((cc) >> 4) & 0x7)
+#define NVME_CC_MPS(cc)	      (((cc) >> 7) & 0xF)
+#define NVME_CC_AMS(cc)	      (((cc) >> 11) & 0x7)
+#define NVME_CC_SHN(cc)	      (((cc) >> 14) & 0x3)
+#define NVME_CC_IOSQES(cc)    (((cc) >> 16) & 0xF)
+#define NVME_CC_IOCQES(cc)    (((cc) >> 20) & 0xF)
+#define NVME_CC_WRITABLE_MASK 0x00FFFFF1u
 
 /* CSTS fields. */
-#define NVMF_CSTS_RDY	     (1u << 0)
-#define NVMF_CSTS_CFS	     (1u << 1)
-#define NVMF_CSTS_SHST_MASK  (3u << 2)
-#define NVMF_CSTS_SHST_CMPLT (2u << 2)
+#define NVME_CSTS_RDY	     (1u << 0)
+#define NVME_CSTS_CFS	     (1u << 1)
+#define NVME_CSTS_SHST_MASK  (3u << 2)
+#define NVME_CSTS_SHST_CMPLT (2u << 2)
 
 /* Version 1.3.0. */
-#define NVMF_VS_1_3 0x00010300u
+#define NVME_VS_1_3 0x00010300u
 
 #ifdef __cplusplus
 }

@@ -11,19 +11,21 @@
 
 #include "targets/echo/echo.h"
 
-/* -v: each line stamped with CLOCK_MONOTONIC seconds (the guest's uptime
- * clock), so that the fault suite times steps without a reader's lag. */
+/* -v: each line stamped with the library's clock (CLOCK_MONOTONIC, the
+ * guest's uptime), in seconds, so that the fault suite times steps
+ * without a reader's lag. */
 void echo_log(struct echo *e, const char *fmt, ...)
 {
-	struct timespec now;
+	uint64_t ms;
 	va_list ap;
 
 	if (!e->a.verbose)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = wharf_now_ms();
 	va_start(ap, fmt);
-	fprintf(stderr, "wharf-echo: %lld.%03ld ", (long long)now.tv_sec,
-		now.tv_nsec / 1000000);
+	fprintf(stderr, "wharf-echo: %llu.%03llu ",
+		(unsigned long long)(ms / 1000),
+		(unsigned long long)(ms % 1000));
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);

@@ -18,25 +18,25 @@ uint16_t nvmf_admin_prep(struct nvmf_queue *q, struct nvmf_req *req)
 	bool disc = q->ctrl->subsys->discovery;
 
 	if (!atomic_load(&q->ctrl->io_ok))
-		return nvmf_sts_gen(NVMF_SC_CMD_SEQ_ERROR);
+		return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 	switch (req->cmd.common.opc) {
-	case NVMF_ADM_IDENTIFY:
+	case NVME_ADM_IDENTIFY:
 		return nvmf_identify_prep(q, req);
-	case NVMF_ADM_GET_LOG_PAGE:
+	case NVME_ADM_GET_LOG_PAGE:
 		return nvmf_log_prep(q, req);
-	case NVMF_ADM_ABORT:
+	case NVME_ADM_ABORT:
 		if (disc)
 			break;
 		/* fall through */
-	case NVMF_ADM_SET_FEATURES:
-	case NVMF_ADM_GET_FEATURES:
-	case NVMF_ADM_KEEP_ALIVE:
-	case NVMF_ADM_ASYNC_EVENT:
+	case NVME_ADM_SET_FEATURES:
+	case NVME_ADM_GET_FEATURES:
+	case NVME_ADM_KEEP_ALIVE:
+	case NVME_ADM_ASYNC_EVENT:
 		return 0;
 	default:
 		break;
 	}
-	return nvmf_sts_gen(NVMF_SC_INVALID_OPCODE);
+	return nvmf_sts_gen(NVME_SC_INVALID_OPCODE);
 }
 
 /* Keep Alive: the timer restarts as for every admin command (queue.c). */
@@ -49,20 +49,20 @@ static uint16_t keep_alive(struct nvmf_queue *q)
 uint16_t nvmf_admin_exec(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	switch (req->cmd.common.opc) {
-	case NVMF_ADM_IDENTIFY:
+	case NVME_ADM_IDENTIFY:
 		return nvmf_identify_exec(q, req);
-	case NVMF_ADM_GET_LOG_PAGE:
+	case NVME_ADM_GET_LOG_PAGE:
 		return nvmf_log_exec(q, req);
-	case NVMF_ADM_SET_FEATURES:
-	case NVMF_ADM_GET_FEATURES:
+	case NVME_ADM_SET_FEATURES:
+	case NVME_ADM_GET_FEATURES:
 		return nvmf_features_exec(q, req);
-	case NVMF_ADM_KEEP_ALIVE:
+	case NVME_ADM_KEEP_ALIVE:
 		return keep_alive(q);
-	case NVMF_ADM_ASYNC_EVENT:
+	case NVME_ADM_ASYNC_EVENT:
 		return nvmf_aer_exec(q, req);
-	case NVMF_ADM_ABORT:
+	case NVME_ADM_ABORT:
 		return nvmf_abort_exec(q, req);
 	default:
-		return nvmf_sts_gen(NVMF_SC_INVALID_OPCODE);
+		return nvmf_sts_gen(NVME_SC_INVALID_OPCODE);
 	}
 }

@@ -39,11 +39,11 @@ uint16_t nvmf_aer_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	pthread_mutex_lock(&c->lock);
 	if (c->ns_notice_pending) {
 		c->ns_notice_pending = false;
-		req->rsp.result = NVMF_AER_DW0(NVMF_AER_TYPE_NOTICE,
-					       NVMF_AER_INFO_NS_CHANGED,
-					       NVMF_LID_CHANGED_NS);
+		req->rsp.result = NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					       NVME_AER_INFO_NS_CHANGED,
+					       NVME_LID_CHANGED_NS);
 	} else if (c->naer > NVMF_AERL) {
-		sts = nvmf_sts(NVMF_SCT_CMD, NVMF_SC_AER_LIMIT);
+		sts = nvmf_sts(NVME_SCT_CMD, NVME_SC_AER_LIMIT);
 	} else {
 		for (pp = &c->aer_head; *pp; pp = &(*pp)->next)
 			;
@@ -74,7 +74,7 @@ uint16_t nvmf_abort_exec(struct nvmf_queue *q, struct nvmf_req *req)
 			victim = r;
 	if (victim) {
 		nvmf_aer_unlink_locked(c, victim);
-		victim->held_status = nvmf_sts_gen(NVMF_SC_ABORT_REQ);
+		victim->held_status = nvmf_sts_gen(NVME_SC_ABORT_REQ);
 		victim->rsp.result = 0;
 		victim->state = NVMF_REQ_READY;
 		q->tgt->ops.held_ready(q, victim, q->tgt->arg);

@@ -25,22 +25,22 @@
 
 #include "targets/nvmf/internal.h"
 
-uint16_t nvmf_capsule_check(const union nvmf_cmd *cmd, size_t len,
+uint16_t nvmf_capsule_check(const union nvme_cmd *cmd, size_t len,
 			    uint32_t icd_max)
 {
-	if (len - NVMF_SQE_SIZE > icd_max)
-		return nvmf_sts_gen(NVMF_SC_SGL_INVALID_DLEN);
-	if (cmd->common.opc == NVMF_OPC_FABRICS)
+	if (len - NVME_SQE_SIZE > icd_max)
+		return nvmf_sts_gen(NVME_SC_SGL_INVALID_DLEN);
+	if (cmd->common.opc == NVME_OPC_FABRICS)
 		return 0;
-	if (cmd->common.flags & NVMF_FLAGS_FUSE_MASK)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
-	if ((cmd->common.flags & NVMF_FLAGS_PSDT_MASK) != NVMF_FLAGS_PSDT_SGL)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+	if (cmd->common.flags & NVME_FLAGS_FUSE_MASK)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
+	if ((cmd->common.flags & NVME_FLAGS_PSDT_MASK) != NVME_FLAGS_PSDT_SGL)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	return 0;
 }
 
 /* The 24-bit length of a keyed SGL data block. */
-static uint32_t keyed_len(const struct nvmf_sgl *sgl)
+static uint32_t keyed_len(const struct nvme_sgl *sgl)
 {
 	return (uint32_t)sgl->keyed.len[0] | (uint32_t)sgl->keyed.len[1] << 8 |
 	       (uint32_t)sgl->keyed.len[2] << 16;
@@ -49,32 +49,32 @@ static uint32_t keyed_len(const struct nvmf_sgl *sgl)
 uint16_t nvmf_capsule_bind(struct nvmf_req *req, const void *capsule,
 			   size_t len, uint32_t icd_max)
 {
-	const struct nvmf_sgl *sgl = &req->cmd.common.sgl;
+	const struct nvme_sgl *sgl = &req->cmd.common.sgl;
 	uint8_t type = sgl->keyed.type >> 4, sub = sgl->keyed.type & 0xF;
-	size_t icd_len = len - NVMF_SQE_SIZE;
+	size_t icd_len = len - NVME_SQE_SIZE;
 
-	if (type == NVMF_SGL_TYPE_KEYED_DATA &&
-	    (sub == NVMF_SGL_SUB_ADDRESS || sub == NVMF_SGL_SUB_INVALIDATE)) {
+	if (type == NVME_SGL_TYPE_KEYED_DATA &&
+	    (sub == NVME_SGL_SUB_ADDRESS || sub == NVME_SGL_SUB_INVALIDATE)) {
 		if (keyed_len(sgl) < req->xfer_len)
-			return nvmf_sts_gen(NVMF_SC_SGL_INVALID_DLEN);
+			return nvmf_sts_gen(NVME_SC_SGL_INVALID_DLEN);
 		req->rdma_addr = sgl->addr;
 		req->rdma_key = sgl->keyed.key;
-		req->rdma_invalidate = sub == NVMF_SGL_SUB_INVALIDATE;
+		req->rdma_invalidate = sub == NVME_SGL_SUB_INVALIDATE;
 		req->data = NULL;
 		return 0;
 	}
-	if (type == NVMF_SGL_TYPE_DATA_BLOCK && sub == NVMF_SGL_SUB_OFFSET) {
+	if (type == NVME_SGL_TYPE_DATA_BLOCK && sub == NVME_SGL_SUB_OFFSET) {
 		uint64_t off = sgl->addr;
 		uint32_t dlen = sgl->unkeyed.len;
 
 		if (req->xfer != NVMF_XFER_H2C)
-			return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+			return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 		if (off > icd_max)
-			return nvmf_sts_gen(NVMF_SC_SGL_INVALID_OFS);
+			return nvmf_sts_gen(NVME_SC_SGL_INVALID_OFS);
 		if (dlen < req->xfer_len || off + dlen > icd_len)
-			return nvmf_sts_gen(NVMF_SC_SGL_INVALID_DLEN);
-		req->data = (uint8_t *)capsule + NVMF_SQE_SIZE + off;
+			return nvmf_sts_gen(NVME_SC_SGL_INVALID_DLEN);
+		req->data = (uint8_t *)capsule + NVME_SQE_SIZE + off;
 		return 0;
 	}
-	return nvmf_sts_gen(NVMF_SC_SGL_INVALID_TYPE);
+	return nvmf_sts_gen(NVME_SC_SGL_INVALID_TYPE);
 }

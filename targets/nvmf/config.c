@@ -296,7 +296,7 @@ static int do_subsystem(struct line_ctx *c)
 			    "(nqn.yyyy-mm.reverse.domain[:name], <= 223 "
 			    "bytes)",
 			    c->w[1]);
-	if (!strcmp(c->w[1], NVMF_DISC_NQN))
+	if (!strcmp(c->w[1], NVME_DISC_NQN))
 		return fail(c, "subsystem: the discovery NQN is built in");
 	for (size_t i = 0; i < cfg->nsubsys; i++)
 		if (!strcmp(cfg->subsys[i].nqn, c->w[1]))

@@ -34,12 +34,12 @@ static void cntlid_set(struct nvmf_tgt *t, uint16_t id, bool on)
 /* Next free ID after the last one handed out (IDs are not reused soon). */
 static uint16_t cntlid_alloc(struct nvmf_tgt *t)
 {
-	uint32_t span = NVMF_CNTLID_MAX - NVMF_CNTLID_MIN + 1;
+	uint32_t span = NVME_CNTLID_MAX - NVME_CNTLID_MIN + 1;
 
 	for (uint32_t i = 0; i < span; i++) {
 		uint16_t id = t->next_cntlid;
 
-		t->next_cntlid = id == NVMF_CNTLID_MAX ? NVMF_CNTLID_MIN
+		t->next_cntlid = id == NVME_CNTLID_MAX ? NVME_CNTLID_MIN
 						       : (uint16_t)(id + 1);
 		if (!cntlid_test(t, id)) {
 			cntlid_set(t, id, true);
@@ -50,7 +50,7 @@ static uint16_t cntlid_alloc(struct nvmf_tgt *t)
 }
 
 uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
-			  const struct nvmf_connect_data *d, uint32_t kato_ms,
+			  const struct nvme_connect_data *d, uint32_t kato_ms,
 			  struct nvmf_ctrl **out)
 {
 	struct nvmf_tgt *tgt = admin->tgt;
@@ -58,11 +58,11 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
 	uint16_t max_qid = s->discovery ? 0 : tgt->max_qid;
 
 	if (!c)
-		return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_CONNECT_CTRL_BUSY);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_CTRL_BUSY);
 	c->queues = calloc((size_t)max_qid + 1, sizeof(*c->queues));
 	if (!c->queues) {
 		free(c);
-		return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_CONNECT_CTRL_BUSY);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_CTRL_BUSY);
 	}
 	pthread_mutex_init(&c->lock, NULL);
 	c->tgt = tgt;
@@ -89,7 +89,7 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
 		pthread_mutex_destroy(&c->lock);
 		free(c->queues);
 		free(c);
-		return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_CONNECT_CTRL_BUSY);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_CTRL_BUSY);
 	}
 	nvmf_stat_add(&tgt->n_ctrls, 1);
 	nvmf_stat_add(&tgt->n_ctrls_created, 1);
@@ -101,41 +101,41 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
 /* Connect Invalid Parameters with IATTR / IPO in DW0. */
 static uint16_t invalid_param(uint32_t *dw0, uint8_t iattr, uint16_t ipo)
 {
-	*dw0 = NVMF_CONNECT_IPO(iattr, ipo);
-	return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_CONNECT_INVALID_PARAM);
+	*dw0 = NVME_CONNECT_IPO(iattr, ipo);
+	return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INVALID_PARAM);
 }
 
 /* Checks of an I/O Connect against its controller. Both locks held. */
 static uint16_t io_check(struct nvmf_queue *q, struct nvmf_ctrl *c,
-			 const struct nvmf_connect_data *d, uint32_t *dw0)
+			 const struct nvme_connect_data *d, uint32_t *dw0)
 {
-	if (strncmp(c->subsys->nqn, d->subnqn, NVMF_NQN_FIELD))
+	if (strncmp(c->subsys->nqn, d->subnqn, NVME_NQN_FIELD))
 		return invalid_param(
-			dw0, NVMF_CONNECT_IATTR_DATA,
-			offsetof(struct nvmf_connect_data, subnqn));
-	if (strncmp(c->hostnqn, d->hostnqn, NVMF_NQN_FIELD))
+			dw0, NVME_CONNECT_IATTR_DATA,
+			offsetof(struct nvme_connect_data, subnqn));
+	if (strncmp(c->hostnqn, d->hostnqn, NVME_NQN_FIELD))
 		return invalid_param(
-			dw0, NVMF_CONNECT_IATTR_DATA,
-			offsetof(struct nvmf_connect_data, hostnqn));
-	if (memcmp(c->hostid, d->hostid, NVMF_HOSTID_LEN))
+			dw0, NVME_CONNECT_IATTR_DATA,
+			offsetof(struct nvme_connect_data, hostnqn));
+	if (memcmp(c->hostid, d->hostid, NVME_HOSTID_LEN))
 		return invalid_param(
-			dw0, NVMF_CONNECT_IATTR_DATA,
-			offsetof(struct nvmf_connect_data, hostid));
+			dw0, NVME_CONNECT_IATTR_DATA,
+			offsetof(struct nvme_connect_data, hostid));
 	if (c->subsys->discovery || q->qid > c->max_qid)
-		return invalid_param(dw0, NVMF_CONNECT_IATTR_CMD,
-				     NVMF_IPO_CMD_QID);
-	if (!(c->regs.cc & NVMF_CC_EN) || !(c->regs.csts & NVMF_CSTS_RDY))
-		return nvmf_sts_gen(NVMF_SC_CMD_SEQ_ERROR);
+		return invalid_param(dw0, NVME_CONNECT_IATTR_CMD,
+				     NVME_IPO_CMD_QID);
+	if (!(c->regs.cc & NVME_CC_EN) || !(c->regs.csts & NVME_CSTS_RDY))
+		return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 	if (q->qid > (uint32_t)c->nsqa + 1 || q->qid > (uint32_t)c->ncqa + 1)
-		return invalid_param(dw0, NVMF_CONNECT_IATTR_CMD,
-				     NVMF_IPO_CMD_QID);
+		return invalid_param(dw0, NVME_CONNECT_IATTR_CMD,
+				     NVME_IPO_CMD_QID);
 	if (c->queues[q->qid])
-		return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_CONNECT_CTRL_BUSY);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_CTRL_BUSY);
 	return 0;
 }
 
 uint16_t nvmf_ctrl_attach_io(struct nvmf_queue *q,
-			     const struct nvmf_connect_data *d, uint32_t *dw0)
+			     const struct nvme_connect_data *d, uint32_t *dw0)
 {
 	struct nvmf_tgt *tgt = q->tgt;
 	struct nvmf_ctrl *c;
@@ -148,8 +148,8 @@ uint16_t nvmf_ctrl_attach_io(struct nvmf_queue *q,
 	if (!c) {
 		pthread_mutex_unlock(&tgt->lock);
 		return invalid_param(
-			dw0, NVMF_CONNECT_IATTR_DATA,
-			offsetof(struct nvmf_connect_data, cntlid));
+			dw0, NVME_CONNECT_IATTR_DATA,
+			offsetof(struct nvme_connect_data, cntlid));
 	}
 	pthread_mutex_lock(&c->lock);
 	sts = io_check(q, c, d, dw0);
@@ -218,7 +218,7 @@ void nvmf_ctrl_detach(struct nvmf_queue *q)
 void nvmf_ctrl_log_error(struct nvmf_ctrl *c, const struct nvmf_req *req,
 			 uint16_t qid, uint16_t status)
 {
-	struct nvmf_error_log *e;
+	struct nvme_error_log *e;
 
 	pthread_mutex_lock(&c->lock);
 	e = &c->errlog[c->err_count % NVMF_ERRLOG_N];
@@ -229,9 +229,9 @@ void nvmf_ctrl_log_error(struct nvmf_ctrl *c, const struct nvmf_req *req,
 	e->cid = req->cmd.common.cid;
 	e->status = (uint16_t)(status << 1);
 	e->param_loc = 0xFFFF;
-	if (req->cmd.common.opc != NVMF_OPC_FABRICS)
+	if (req->cmd.common.opc != NVME_OPC_FABRICS)
 		e->nsid = req->cmd.common.nsid;
-	e->trtype = NVMF_TRTYPE_RDMA;
+	e->trtype = NVME_TRTYPE_RDMA;
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -260,17 +260,17 @@ void nvmf_ctrl_ns_changed_locked(struct nvmf_ctrl *c, uint32_t nsid)
 	for (unsigned int i = 0; i < c->nchanged; i++)
 		known |= c->changed[i] == nsid;
 	if (!known) {
-		if (c->nchanged < NVMF_CHANGED_NS_MAX)
+		if (c->nchanged < NVME_CHANGED_NS_MAX)
 			c->changed[c->nchanged++] = nsid;
 		else
 			c->changed_overflow = true;
 	}
-	if (!(c->aec & NVMF_OAES_NS_ATTR) || c->ns_notice_masked)
+	if (!(c->aec & NVME_OAES_NS_ATTR) || c->ns_notice_masked)
 		return;
 	c->ns_notice_masked = true;
-	if (!aer_fire_locked(c, NVMF_AER_DW0(NVMF_AER_TYPE_NOTICE,
-					     NVMF_AER_INFO_NS_CHANGED,
-					     NVMF_LID_CHANGED_NS)))
+	if (!aer_fire_locked(c, NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+					     NVME_AER_INFO_NS_CHANGED,
+					     NVME_LID_CHANGED_NS)))
 		c->ns_notice_pending = true;
 }
 

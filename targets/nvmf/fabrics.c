@@ -27,35 +27,35 @@
 /* Connect Invalid Parameters with IATTR / IPO in DW0. */
 static uint16_t invalid_param(struct nvmf_req *req, uint8_t iattr, uint16_t ipo)
 {
-	req->rsp.result = NVMF_CONNECT_IPO(iattr, ipo);
-	return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_CONNECT_INVALID_PARAM);
+	req->rsp.result = NVME_CONNECT_IPO(iattr, ipo);
+	return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INVALID_PARAM);
 }
 
 /* Connect SQE checks; 1024 bytes of data to fetch. */
 static uint16_t connect_prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
-	const struct nvmf_connect_cmd *c = &req->cmd.connect;
+	const struct nvme_connect_cmd *c = &req->cmd.connect;
 
 	if (q->live)
-		return nvmf_sts_gen(NVMF_SC_CMD_SEQ_ERROR);
+		return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 	if (c->recfmt != 0)
-		return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_CONNECT_INCOMPAT_FMT);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INCOMPAT_FMT);
 	if (c->qid != q->qid)
-		return invalid_param(req, NVMF_CONNECT_IATTR_CMD,
-				     NVMF_IPO_CMD_QID);
+		return invalid_param(req, NVME_CONNECT_IATTR_CMD,
+				     NVME_IPO_CMD_QID);
 	if (c->sqsize == 0 || (uint32_t)c->sqsize + 1 > q->sq_entries)
-		return invalid_param(req, NVMF_CONNECT_IATTR_CMD,
-				     NVMF_IPO_CMD_SQSIZE);
+		return invalid_param(req, NVME_CONNECT_IATTR_CMD,
+				     NVME_IPO_CMD_SQSIZE);
 	req->xfer = NVMF_XFER_H2C;
-	req->xfer_len = NVMF_CONNECT_DATA_SIZE;
+	req->xfer_len = NVME_CONNECT_DATA_SIZE;
 	return 0;
 }
 
 /* Connect data checks; create or join the controller. */
 static uint16_t connect_exec(struct nvmf_queue *q, struct nvmf_req *req)
 {
-	const struct nvmf_connect_cmd *c = &req->cmd.connect;
-	struct nvmf_connect_data d;
+	const struct nvme_connect_cmd *c = &req->cmd.connect;
+	struct nvme_connect_data d;
 	struct nvmf_subsys *s;
 	struct nvmf_ctrl *ctrl;
 	uint32_t dw0 = 0;
@@ -64,29 +64,29 @@ static uint16_t connect_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	memcpy(&d, req->data, sizeof(d));
 	if (nvmf_nqn_field(d.subnqn, sizeof(d.subnqn)) <= 0)
 		return invalid_param(
-			req, NVMF_CONNECT_IATTR_DATA,
-			offsetof(struct nvmf_connect_data, subnqn));
+			req, NVME_CONNECT_IATTR_DATA,
+			offsetof(struct nvme_connect_data, subnqn));
 	if (nvmf_nqn_field(d.hostnqn, sizeof(d.hostnqn)) <= 0 ||
 	    !nvmf_nqn_valid(d.hostnqn))
 		return invalid_param(
-			req, NVMF_CONNECT_IATTR_DATA,
-			offsetof(struct nvmf_connect_data, hostnqn));
+			req, NVME_CONNECT_IATTR_DATA,
+			offsetof(struct nvme_connect_data, hostnqn));
 	s = nvmf_subsys_find(q->tgt, d.subnqn);
 	if (!s)
 		return invalid_param(
-			req, NVMF_CONNECT_IATTR_DATA,
-			offsetof(struct nvmf_connect_data, subnqn));
+			req, NVME_CONNECT_IATTR_DATA,
+			offsetof(struct nvme_connect_data, subnqn));
 	if (q->qid == 0) {
-		if (d.cntlid != NVMF_CNTLID_DYNAMIC)
+		if (d.cntlid != NVME_CNTLID_DYNAMIC)
 			return invalid_param(
-				req, NVMF_CONNECT_IATTR_DATA,
-				offsetof(struct nvmf_connect_data, cntlid));
+				req, NVME_CONNECT_IATTR_DATA,
+				offsetof(struct nvme_connect_data, cntlid));
 		if (!nvmf_subsys_host_allowed(s, d.hostnqn)) {
-			req->rsp.result = NVMF_CONNECT_IPO(
-				NVMF_CONNECT_IATTR_DATA,
-				offsetof(struct nvmf_connect_data, hostnqn));
-			return nvmf_sts(NVMF_SCT_CMD,
-					NVMF_SC_CONNECT_INVALID_HOST);
+			req->rsp.result = NVME_CONNECT_IPO(
+				NVME_CONNECT_IATTR_DATA,
+				offsetof(struct nvme_connect_data, hostnqn));
+			return nvmf_sts(NVME_SCT_CMD,
+					NVME_SC_CONNECT_INVALID_HOST);
 		}
 		sts = nvmf_ctrl_create(q, s, &d, c->kato, &ctrl);
 		if (sts)
@@ -100,7 +100,7 @@ static uint16_t connect_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	}
 	q->live = true;
 	q->sq_size = (uint32_t)c->sqsize + 1;
-	q->sqflow_off = c->cattr & NVMF_CATTR_DISABLE_SQFLOW;
+	q->sqflow_off = c->cattr & NVME_CATTR_DISABLE_SQFLOW;
 	req->rsp.result = dw0;
 	return 0;
 }
@@ -108,22 +108,22 @@ static uint16_t connect_exec(struct nvmf_queue *q, struct nvmf_req *req)
 /* Property Get: CAP (8 bytes), VS, CC, CSTS (4 bytes). */
 static uint16_t prop_get(struct nvmf_queue *q, struct nvmf_req *req)
 {
-	const struct nvmf_prop_cmd *p = &req->cmd.prop;
+	const struct nvme_prop_cmd *p = &req->cmd.prop;
 	struct nvmf_ctrl *c = q->ctrl;
 	uint8_t size = p->attrib & 0x7;
 	uint64_t val = 0;
 	int rc;
 
-	if (size > NVMF_PROP_SIZE_8)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+	if (size > NVME_PROP_SIZE_8)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	pthread_mutex_lock(&c->lock);
 	rc = nvmf_prop_get(&c->regs,
 			   nvmf_cap(c->subsys->discovery ? NVMF_ADMIN_DEPTH
 							 : q->tgt->io_depth),
-			   p->ofst, size == NVMF_PROP_SIZE_8, &val);
+			   p->ofst, size == NVME_PROP_SIZE_8, &val);
 	pthread_mutex_unlock(&c->lock);
 	if (rc)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	req->rsp.result = val;
 	return 0;
 }
@@ -131,12 +131,12 @@ static uint16_t prop_get(struct nvmf_queue *q, struct nvmf_req *req)
 /* Property Set: CC (4 bytes) and its effects. */
 static uint16_t prop_set(struct nvmf_queue *q, struct nvmf_req *req)
 {
-	const struct nvmf_prop_cmd *p = &req->cmd.prop;
+	const struct nvme_prop_cmd *p = &req->cmd.prop;
 	struct nvmf_ctrl *c = q->ctrl;
 	struct nvmf_cc_effect eff;
 
-	if ((p->attrib & 0x7) != NVMF_PROP_SIZE_4 || p->ofst != NVMF_PROP_CC)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+	if ((p->attrib & 0x7) != NVME_PROP_SIZE_4 || p->ofst != NVME_PROP_CC)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	pthread_mutex_lock(&c->lock);
 	nvmf_cc_write(&c->regs, (uint32_t)p->value, &eff);
 	if (eff.enabled && c->state == NVMF_CTRL_LIVE)
@@ -152,43 +152,43 @@ static uint16_t prop_set(struct nvmf_queue *q, struct nvmf_req *req)
 uint16_t nvmf_fabrics_prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	switch (req->cmd.fabrics.fctype) {
-	case NVMF_FCTYPE_CONNECT:
+	case NVME_FCTYPE_CONNECT:
 		return connect_prep(q, req);
-	case NVMF_FCTYPE_PROP_GET:
-	case NVMF_FCTYPE_PROP_SET:
+	case NVME_FCTYPE_PROP_GET:
+	case NVME_FCTYPE_PROP_SET:
 		if (!q->live)
-			return nvmf_sts_gen(NVMF_SC_CMD_SEQ_ERROR);
+			return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 		if (q->qid)
-			return nvmf_sts_gen(NVMF_SC_INVALID_OPCODE);
+			return nvmf_sts_gen(NVME_SC_INVALID_OPCODE);
 		return 0;
-	case NVMF_FCTYPE_DISCONNECT:
+	case NVME_FCTYPE_DISCONNECT:
 		if (!q->live)
-			return nvmf_sts_gen(NVMF_SC_CMD_SEQ_ERROR);
+			return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 		if (q->qid == 0)
-			return nvmf_sts(NVMF_SCT_CMD,
-					NVMF_SC_INVALID_QUEUE_TYPE);
+			return nvmf_sts(NVME_SCT_CMD,
+					NVME_SC_INVALID_QUEUE_TYPE);
 		if (req->cmd.disconnect.recfmt != 0)
-			return nvmf_sts(NVMF_SCT_CMD,
-					NVMF_SC_CONNECT_INCOMPAT_FMT);
+			return nvmf_sts(NVME_SCT_CMD,
+					NVME_SC_CONNECT_INCOMPAT_FMT);
 		return 0;
 	default:
-		return nvmf_sts_gen(NVMF_SC_INVALID_OPCODE);
+		return nvmf_sts_gen(NVME_SC_INVALID_OPCODE);
 	}
 }
 
 uint16_t nvmf_fabrics_exec(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	switch (req->cmd.fabrics.fctype) {
-	case NVMF_FCTYPE_CONNECT:
+	case NVME_FCTYPE_CONNECT:
 		return connect_exec(q, req);
-	case NVMF_FCTYPE_PROP_GET:
+	case NVME_FCTYPE_PROP_GET:
 		return prop_get(q, req);
-	case NVMF_FCTYPE_PROP_SET:
+	case NVME_FCTYPE_PROP_SET:
 		return prop_set(q, req);
-	case NVMF_FCTYPE_DISCONNECT:
+	case NVME_FCTYPE_DISCONNECT:
 		req->close_after = true;
 		return 0;
 	default:
-		return nvmf_sts_gen(NVMF_SC_INVALID_OPCODE);
+		return nvmf_sts_gen(NVME_SC_INVALID_OPCODE);
 	}
 }

@@ -28,7 +28,7 @@
 /* The asynchronous event configuration bits @c may raise. */
 static uint32_t aec_supported(const struct nvmf_ctrl *c)
 {
-	return c->subsys->discovery ? AEC_DISC_LOG_CHANGE : NVMF_OAES_NS_ATTR;
+	return c->subsys->discovery ? AEC_DISC_LOG_CHANGE : NVME_OAES_NS_ATTR;
 }
 
 /* Set Features of @fid; DW0 in *@dw0. Controller lock held. */
@@ -41,24 +41,24 @@ static uint16_t set_feature(struct nvmf_queue *q, uint8_t fid, uint32_t dw11,
 	uint16_t max = c->max_qid ? (uint16_t)(c->max_qid - 1) : 0;
 
 	switch (fid) {
-	case NVMF_FEAT_NUM_QUEUES:
+	case NVME_FEAT_NUM_QUEUES:
 		if (c->subsys->discovery || nsqr == 0xFFFF || ncqr == 0xFFFF)
-			return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+			return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 		if (c->io_connected)
-			return nvmf_sts_gen(NVMF_SC_CMD_SEQ_ERROR);
+			return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 		c->nsqa = nsqr < max ? nsqr : max;
 		c->ncqa = ncqr < max ? ncqr : max;
 		*dw0 = (uint32_t)c->ncqa << 16 | c->nsqa;
 		return 0;
-	case NVMF_FEAT_ASYNC_EVENT:
+	case NVME_FEAT_ASYNC_EVENT:
 		c->aec = dw11 & aec_supported(c);
 		return 0;
-	case NVMF_FEAT_KATO:
+	case NVME_FEAT_KATO:
 		c->kato_ms = nvmf_kato_round(dw11);
 		atomic_store(&c->ka_last_ms, nvmf_now(q->tgt));
 		return 0;
 	default:
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	}
 }
 
@@ -67,50 +67,50 @@ static uint16_t get_feature(struct nvmf_queue *q, uint8_t fid, uint8_t sel,
 			    uint32_t *dw0)
 {
 	struct nvmf_ctrl *c = q->ctrl;
-	bool dflt = sel == NVMF_FEAT_SEL_DEFAULT || sel == NVMF_FEAT_SEL_SAVED;
+	bool dflt = sel == NVME_FEAT_SEL_DEFAULT || sel == NVME_FEAT_SEL_SAVED;
 	uint16_t max = c->max_qid ? (uint16_t)(c->max_qid - 1) : 0;
 
-	if (sel > NVMF_FEAT_SEL_CAPS)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
-	if (fid == NVMF_FEAT_NUM_QUEUES && c->subsys->discovery)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
-	if (sel == NVMF_FEAT_SEL_CAPS &&
-	    (fid == NVMF_FEAT_NUM_QUEUES || fid == NVMF_FEAT_ASYNC_EVENT ||
-	     fid == NVMF_FEAT_KATO)) {
-		*dw0 = NVMF_FEAT_CAP_CHANGEABLE;
+	if (sel > NVME_FEAT_SEL_CAPS)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
+	if (fid == NVME_FEAT_NUM_QUEUES && c->subsys->discovery)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
+	if (sel == NVME_FEAT_SEL_CAPS &&
+	    (fid == NVME_FEAT_NUM_QUEUES || fid == NVME_FEAT_ASYNC_EVENT ||
+	     fid == NVME_FEAT_KATO)) {
+		*dw0 = NVME_FEAT_CAP_CHANGEABLE;
 		return 0;
 	}
 	switch (fid) {
-	case NVMF_FEAT_NUM_QUEUES:
+	case NVME_FEAT_NUM_QUEUES:
 		*dw0 = dflt ? (uint32_t)max << 16 | max
 			    : (uint32_t)c->ncqa << 16 | c->nsqa;
 		return 0;
-	case NVMF_FEAT_ASYNC_EVENT:
+	case NVME_FEAT_ASYNC_EVENT:
 		*dw0 = dflt ? 0 : c->aec;
 		return 0;
-	case NVMF_FEAT_KATO:
+	case NVME_FEAT_KATO:
 		*dw0 = dflt ? nvmf_kato_round(c->kato_connect) : c->kato_ms;
 		return 0;
 	default:
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	}
 }
 
 uint16_t nvmf_features_exec(struct nvmf_queue *q, struct nvmf_req *req)
 {
-	const struct nvmf_sqe *cmd = &req->cmd.common;
+	const struct nvme_sqe *cmd = &req->cmd.common;
 	uint8_t fid = (uint8_t)(cmd->cdw10 & 0xFF);
 	uint32_t dw0 = 0;
 	uint16_t sts;
 
 	pthread_mutex_lock(&q->ctrl->lock);
-	if (cmd->opc == NVMF_ADM_SET_FEATURES) {
-		if (cmd->cdw10 & NVMF_FEAT_SAVE)
-			sts = nvmf_sts(NVMF_SCT_CMD, NVMF_SC_FEAT_NOT_SAVEABLE);
+	if (cmd->opc == NVME_ADM_SET_FEATURES) {
+		if (cmd->cdw10 & NVME_FEAT_SAVE)
+			sts = nvmf_sts(NVME_SCT_CMD, NVME_SC_FEAT_NOT_SAVEABLE);
 		else
 			sts = set_feature(q, fid, cmd->cdw11, &dw0);
 	} else {
-		sts = get_feature(q, fid, (uint8_t)NVMF_FEAT_SEL(cmd->cdw10),
+		sts = get_feature(q, fid, (uint8_t)NVME_FEAT_SEL(cmd->cdw10),
 				  &dw0);
 	}
 	pthread_mutex_unlock(&q->ctrl->lock);

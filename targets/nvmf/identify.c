@@ -26,11 +26,11 @@ uint16_t nvmf_identify_prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	uint8_t cns = cns_of(req);
 
-	if (q->ctrl->subsys->discovery ? cns != NVMF_CNS_CTRL
-				       : cns > NVMF_CNS_NS_DESCLIST)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+	if (q->ctrl->subsys->discovery ? cns != NVME_CNS_CTRL
+				       : cns > NVME_CNS_NS_DESCLIST)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	req->xfer = NVMF_XFER_C2H;
-	req->xfer_len = NVMF_IDENTIFY_SIZE;
+	req->xfer_len = NVME_IDENTIFY_SIZE;
 	return 0;
 }
 
@@ -47,7 +47,7 @@ static bool any_file_ns(struct nvmf_subsys *s)
 }
 
 /* Fill Identify Controller for @q's controller. */
-static void id_ctrl(struct nvmf_queue *q, struct nvmf_id_ctrl *id)
+static void id_ctrl(struct nvmf_queue *q, struct nvme_id_ctrl *id)
 {
 	struct nvmf_ctrl *c = q->ctrl;
 	struct nvmf_subsys *s = c->subsys;
@@ -58,41 +58,41 @@ static void id_ctrl(struct nvmf_queue *q, struct nvmf_id_ctrl *id)
 	nvmf_ascii_field(id->fr, sizeof(id->fr), "wharf1");
 	id->mdts = tgt->mdts;
 	id->cntlid = c->cntlid;
-	id->ver = NVMF_VS_1_3;
+	id->ver = NVME_VS_1_3;
 	id->acl = NVMF_ACL;
 	id->aerl = NVMF_AERL;
-	id->lpa = NVMF_LPA_EXT_DATA;
+	id->lpa = NVME_LPA_EXT_DATA;
 	id->elpe = NVMF_ELPE;
 	id->kas = NVMF_KAS;
 	id->sqes = 0x66;
 	id->cqes = 0x44;
 	id->maxcmd =
 		(uint16_t)(s->discovery ? NVMF_ADMIN_DEPTH : tgt->io_depth);
-	id->sgls = NVMF_SGLS_SUPPORTED | NVMF_SGLS_KEYED |
-		   NVMF_SGLS_LONGER_THAN_DATA | NVMF_SGLS_OFFSET;
+	id->sgls = NVME_SGLS_SUPPORTED | NVME_SGLS_KEYED |
+		   NVME_SGLS_LONGER_THAN_DATA | NVME_SGLS_OFFSET;
 	memcpy(id->subnqn, s->nqn, sizeof(id->subnqn));
 	id->msdbd = 1;
 	if (s->discovery)
 		return;
-	id->cmic = NVMF_CMIC_MULTI_CTRL;
-	id->oaes = NVMF_OAES_NS_ATTR;
+	id->cmic = NVME_CMIC_MULTI_CTRL;
+	id->oaes = NVME_OAES_NS_ATTR;
 	id->wctemp = 343;
 	id->cctemp = 373;
 	id->nn = NVMF_MAX_NSID;
-	id->oncs = NVMF_ONCS_DSM | NVMF_ONCS_WRITE_ZEROES;
-	id->vwc = any_file_ns(s) ? NVMF_VWC_PRESENT : 0;
-	id->ioccsz = (NVMF_SQE_SIZE + tgt->icd_size) / 16;
-	id->iorcsz = NVMF_CQE_SIZE / 16;
+	id->oncs = NVME_ONCS_DSM | NVME_ONCS_WRITE_ZEROES;
+	id->vwc = any_file_ns(s) ? NVME_VWC_PRESENT : 0;
+	id->ioccsz = (NVME_SQE_SIZE + tgt->icd_size) / 16;
+	id->iorcsz = NVME_CQE_SIZE / 16;
 }
 
 /* Fill Identify Namespace for @ns. */
-static void id_ns(const struct nvmf_ns *ns, struct nvmf_id_ns *id)
+static void id_ns(const struct nvmf_ns *ns, struct nvme_id_ns *id)
 {
 	id->nsze = id->ncap = id->nuse = ns->nsze;
 	id->nlbaf = 0;
 	id->flbas = 0;
-	id->nmic = NVMF_NMIC_SHARED;
-	id->dlfeat = NVMF_DLFEAT_READ_0 | NVMF_DLFEAT_WZ_DEAC;
+	id->nmic = NVME_NMIC_SHARED;
+	id->dlfeat = NVME_DLFEAT_READ_0 | NVME_DLFEAT_WZ_DEAC;
 	memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
 	id->lbaf[0].lbads = ns->lbads;
 }
@@ -101,7 +101,7 @@ static void id_ns(const struct nvmf_ns *ns, struct nvmf_id_ns *id)
 static void put_desc(uint8_t *buf, size_t *off, uint8_t type, const uint8_t *id,
 		     uint8_t len)
 {
-	struct nvmf_ns_desc d = {.nidt = type, .nidl = len};
+	struct nvme_ns_desc d = {.nidt = type, .nidl = len};
 
 	memcpy(buf + *off, &d, sizeof(d));
 	memcpy(buf + *off + sizeof(d), id, len);
@@ -117,31 +117,31 @@ uint16_t nvmf_identify_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	uint32_t n = 0;
 	size_t off = 0;
 
-	memset(buf, 0, NVMF_IDENTIFY_SIZE);
+	memset(buf, 0, NVME_IDENTIFY_SIZE);
 	switch (cns_of(req)) {
-	case NVMF_CNS_CTRL: {
-		struct nvmf_id_ctrl id;
+	case NVME_CNS_CTRL: {
+		struct nvme_id_ctrl id;
 
 		memset(&id, 0, sizeof(id));
 		id_ctrl(q, &id);
 		memcpy(buf, &id, sizeof(id));
 		return 0;
 	}
-	case NVMF_CNS_NS:
+	case NVME_CNS_NS:
 		if (nsid < 1 || nsid > NVMF_MAX_NSID)
-			return nvmf_sts_gen(NVMF_SC_INVALID_NS);
+			return nvmf_sts_gen(NVME_SC_INVALID_NS);
 		ns = nvmf_subsys_ns(s, nsid);
 		if (ns && atomic_load(&ns->state) != NVMF_NS_REMOVED) {
-			struct nvmf_id_ns id;
+			struct nvme_id_ns id;
 
 			memset(&id, 0, sizeof(id));
 			id_ns(ns, &id);
 			memcpy(buf, &id, sizeof(id));
 		}
 		return 0;
-	case NVMF_CNS_ACTIVE_NSL:
+	case NVME_CNS_ACTIVE_NSL:
 		if (nsid >= 0xFFFFFFFEu)
-			return nvmf_sts_gen(NVMF_SC_INVALID_NS);
+			return nvmf_sts_gen(NVME_SC_INVALID_NS);
 		for (uint32_t i = nsid + 1; i <= NVMF_MAX_NSID; i++) {
 			ns = nvmf_subsys_ns(s, i);
 			if (!ns || atomic_load(&ns->state) == NVMF_NS_REMOVED)
@@ -149,14 +149,14 @@ uint16_t nvmf_identify_exec(struct nvmf_queue *q, struct nvmf_req *req)
 			memcpy(buf + 4 * n++, &i, 4);
 		}
 		return 0;
-	case NVMF_CNS_NS_DESCLIST:
+	case NVME_CNS_NS_DESCLIST:
 		ns = nvmf_subsys_ns(s, nsid);
 		if (!ns || atomic_load(&ns->state) == NVMF_NS_REMOVED)
-			return nvmf_sts_gen(NVMF_SC_INVALID_NS);
-		put_desc(buf, &off, NVMF_NIDT_NGUID, ns->nguid, 16);
-		put_desc(buf, &off, NVMF_NIDT_UUID, ns->uuid, 16);
+			return nvmf_sts_gen(NVME_SC_INVALID_NS);
+		put_desc(buf, &off, NVME_NIDT_NGUID, ns->nguid, 16);
+		put_desc(buf, &off, NVME_NIDT_UUID, ns->uuid, 16);
 		return 0;
 	default:
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	}
 }

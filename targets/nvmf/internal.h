@@ -68,7 +68,7 @@ struct nvmf_ns {
 
 struct nvmf_subsys {
 	struct nvmf_tgt *tgt;
-	char nqn[NVMF_NQN_FIELD];
+	char nqn[NVME_NQN_FIELD];
 	bool discovery;
 	char sn[21];
 	char mn[41];
@@ -95,8 +95,8 @@ struct nvmf_ctrl {
 	struct nvmf_tgt *tgt;
 	struct nvmf_subsys *subsys;
 	uint16_t cntlid;
-	char hostnqn[NVMF_NQN_FIELD];
-	uint8_t hostid[NVMF_HOSTID_LEN];
+	char hostnqn[NVME_NQN_FIELD];
+	uint8_t hostid[NVME_HOSTID_LEN];
 	struct nvmf_ctrl *next; /* tgt->ctrls */
 	unsigned int refs;	/* queues attached; tgt->lock */
 	int state;		/* NVMF_CTRL_*; tgt->lock + lock */
@@ -119,11 +119,11 @@ struct nvmf_ctrl {
 	unsigned int naer;
 	bool ns_notice_pending;
 	bool ns_notice_masked;
-	uint32_t changed[NVMF_CHANGED_NS_MAX];
+	uint32_t changed[NVME_CHANGED_NS_MAX];
 	unsigned int nchanged;
 	bool changed_overflow;
 	/* Error log ring, newest at errlog[(err_count - 1) % N]. */
-	struct nvmf_error_log errlog[NVMF_ERRLOG_N];
+	struct nvme_error_log errlog[NVMF_ERRLOG_N];
 	uint64_t err_count;
 	/* Counters of queues already destroyed. */
 	uint64_t retired[4];
@@ -172,7 +172,7 @@ struct nvmf_tgt {
 
 /*
  * Conventions of the functions below. "Status" is the 15-bit status field
- * of a completion (NVMF_STATUS(), DNR set for final errors by nvmf_sts());
+ * of a completion (NVME_STATUS(), DNR set for final errors by nvmf_sts());
  * 0 is success. Unless stated otherwise a function runs on the thread that
  * owns @q, does not block (file namespaces aside) and takes no lock; the
  * request and the queue are borrowed.
@@ -188,7 +188,7 @@ struct nvmf_tgt {
  */
 static inline uint16_t nvmf_sts(uint8_t sct, uint8_t sc)
 {
-	return NVMF_STATUS(sct, sc) | NVMF_DNR;
+	return NVME_STATUS(sct, sc) | NVME_DNR;
 }
 
 /**
@@ -200,7 +200,7 @@ static inline uint16_t nvmf_sts(uint8_t sct, uint8_t sc)
  */
 static inline uint16_t nvmf_sts_gen(uint8_t sc)
 {
-	return nvmf_sts(NVMF_SCT_GENERIC, sc);
+	return nvmf_sts(NVME_SCT_GENERIC, sc);
 }
 
 /**
@@ -237,7 +237,7 @@ static inline void nvmf_stat_add(atomic_uint_fast64_t *c, int64_t d)
  *
  * Return: 0, or the status: in-capsule data above @icd_max, FUSE, PSDT.
  */
-uint16_t nvmf_capsule_check(const union nvmf_cmd *cmd, size_t len,
+uint16_t nvmf_capsule_check(const union nvme_cmd *cmd, size_t len,
 			    uint32_t icd_max);
 
 /**
@@ -373,7 +373,7 @@ void nvmf_ns_ids(const char *subnqn, uint32_t nsid, uint8_t nguid[16],
  * Context: @admin's thread; takes the target lock.
  */
 uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
-			  const struct nvmf_connect_data *d, uint32_t kato_ms,
+			  const struct nvme_connect_data *d, uint32_t kato_ms,
 			  struct nvmf_ctrl **out);
 
 /**
@@ -387,7 +387,7 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
  * Context: @q's thread; takes the target and controller locks.
  */
 uint16_t nvmf_ctrl_attach_io(struct nvmf_queue *q,
-			     const struct nvmf_connect_data *d, uint32_t *dw0);
+			     const struct nvme_connect_data *d, uint32_t *dw0);
 
 /**
  * nvmf_ctrl_detach() - a queue of a controller is being destroyed.

@@ -58,17 +58,17 @@ static uint64_t log_size(struct nvmf_queue *q, uint8_t lid)
 	bool disc = q->ctrl->subsys->discovery;
 
 	switch (lid) {
-	case NVMF_LID_DISCOVERY:
-		return disc ? sizeof(struct nvmf_disc_hdr) +
+	case NVME_LID_DISCOVERY:
+		return disc ? sizeof(struct nvme_disc_hdr) +
 				       disc_records(q) *
-					       sizeof(struct nvmf_disc_entry)
+					       sizeof(struct nvme_disc_entry)
 			    : 0;
-	case NVMF_LID_ERROR:
-		return NVMF_ERRLOG_N * sizeof(struct nvmf_error_log);
-	case NVMF_LID_SMART:
-		return disc ? 0 : sizeof(struct nvmf_smart_log);
-	case NVMF_LID_CHANGED_NS:
-		return disc ? 0 : NVMF_CHANGED_NS_LOG_SIZE;
+	case NVME_LID_ERROR:
+		return NVMF_ERRLOG_N * sizeof(struct nvme_error_log);
+	case NVME_LID_SMART:
+		return disc ? 0 : sizeof(struct nvme_smart_log);
+	case NVME_LID_CHANGED_NS:
+		return disc ? 0 : NVME_CHANGED_NS_LOG_SIZE;
 	default:
 		return 0;
 	}
@@ -82,19 +82,19 @@ static uint64_t log_offset(const struct nvmf_req *req)
 
 uint16_t nvmf_log_prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
-	const struct nvmf_sqe *cmd = &req->cmd.common;
+	const struct nvme_sqe *cmd = &req->cmd.common;
 	uint8_t lid = (uint8_t)(cmd->cdw10 & 0xFF);
 	uint64_t numd =
 		((uint64_t)(cmd->cdw11 & 0xFFFF) << 16 | cmd->cdw10 >> 16) + 1;
 	uint64_t off = log_offset(req), size = log_size(q, lid);
 
 	if (!size)
-		return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_INVALID_LOG_PAGE);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_INVALID_LOG_PAGE);
 	if ((off & 3) || off > size || numd * 4 > q->tgt->max_xfer)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
-	if (lid == NVMF_LID_SMART && cmd->nsid != 0 &&
-	    cmd->nsid != NVMF_NSID_ALL)
-		return nvmf_sts_gen(NVMF_SC_INVALID_FIELD);
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
+	if (lid == NVME_LID_SMART && cmd->nsid != 0 &&
+	    cmd->nsid != NVME_NSID_ALL)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
 	req->xfer = NVMF_XFER_C2H;
 	req->xfer_len = (uint32_t)(numd * 4);
 	return 0;
@@ -102,34 +102,34 @@ uint16_t nvmf_log_prep(struct nvmf_queue *q, struct nvmf_req *req)
 
 /* One discovery log entry: subsystem @s on listen address @port. */
 static void disc_entry(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
-		       size_t port, struct nvmf_disc_entry *e)
+		       size_t port, struct nvme_disc_entry *e)
 {
 	const struct nvmf_cfg_listen *l = &tgt->listen[port];
 	char svc[8];
 
 	memset(e, 0, sizeof(*e));
-	e->trtype = NVMF_TRTYPE_RDMA;
-	e->adrfam = l->family == AF_INET6 ? NVMF_ADRFAM_IPV6 : NVMF_ADRFAM_IPV4;
-	e->subtype = NVMF_SUBTYPE_NVME;
-	e->treq = NVMF_TREQ_SECURE_NOT_REQUIRED | NVMF_TREQ_SQFLOW_DISABLE;
+	e->trtype = NVME_TRTYPE_RDMA;
+	e->adrfam = l->family == AF_INET6 ? NVME_ADRFAM_IPV6 : NVME_ADRFAM_IPV4;
+	e->subtype = NVME_SUBTYPE_NVME;
+	e->treq = NVME_TREQ_SECURE_NOT_REQUIRED | NVME_TREQ_SQFLOW_DISABLE;
 	e->portid = (uint16_t)(port + 1);
-	e->cntlid = NVMF_CNTLID_DYNAMIC;
+	e->cntlid = NVME_CNTLID_DYNAMIC;
 	e->asqsz = NVMF_ADMIN_DEPTH;
 	snprintf(svc, sizeof(svc), "%u", l->port);
 	nvmf_ascii_field(e->trsvcid, sizeof(e->trsvcid), svc);
 	memcpy(e->subnqn, s->nqn, sizeof(e->subnqn));
 	nvmf_ascii_field(e->traddr, sizeof(e->traddr), l->addr);
-	e->tsas.qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-	e->tsas.prtype = NVMF_RDMA_PRTYPE_NONE;
-	e->tsas.cms = NVMF_RDMA_CMS_RDMA_CM;
+	e->tsas.qptype = NVME_RDMA_QPTYPE_CONNECTED;
+	e->tsas.prtype = NVME_RDMA_PRTYPE_NONE;
+	e->tsas.cms = NVME_RDMA_CMS_RDMA_CM;
 }
 
 /* The discovery log page through window @w. */
 static void log_discovery(struct nvmf_queue *q, struct win *w)
 {
 	struct nvmf_tgt *tgt = q->tgt;
-	struct nvmf_disc_hdr h;
-	struct nvmf_disc_entry e;
+	struct nvme_disc_hdr h;
+	struct nvme_disc_entry e;
 	uint64_t pos = sizeof(h);
 
 	memset(&h, 0, sizeof(h));
@@ -158,9 +158,9 @@ static void log_error(struct nvmf_ctrl *c, struct win *w)
 	pthread_mutex_lock(&c->lock);
 	n = c->err_count < NVMF_ERRLOG_N ? c->err_count : NVMF_ERRLOG_N;
 	for (uint64_t i = 0; i < n; i++) /* newest first */
-		put(w, i * sizeof(struct nvmf_error_log),
+		put(w, i * sizeof(struct nvme_error_log),
 		    &c->errlog[(c->err_count - 1 - i) % NVMF_ERRLOG_N],
-		    sizeof(struct nvmf_error_log));
+		    sizeof(struct nvme_error_log));
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -182,7 +182,7 @@ static uint64_t data_units(uint64_t bytes)
 /* The SMART / health log through window @w. */
 static void log_smart(struct nvmf_ctrl *c, struct win *w)
 {
-	struct nvmf_smart_log s;
+	struct nvme_smart_log s;
 	uint64_t io[4], errs;
 
 	nvmf_ctrl_io_totals(c, io);
@@ -204,7 +204,7 @@ static void log_smart(struct nvmf_ctrl *c, struct win *w)
 /* The changed namespace list through window @w; cleared unless @rae. */
 static void log_changed(struct nvmf_ctrl *c, struct win *w, bool rae)
 {
-	uint32_t overflow = NVMF_CHANGED_NS_OVERFLOW;
+	uint32_t overflow = NVME_CHANGED_NS_OVERFLOW;
 
 	pthread_mutex_lock(&c->lock);
 	if (c->changed_overflow)
@@ -227,19 +227,19 @@ uint16_t nvmf_log_exec(struct nvmf_queue *q, struct nvmf_req *req)
 
 	memset(req->data, 0, req->xfer_len);
 	switch (req->cmd.common.cdw10 & 0xFF) {
-	case NVMF_LID_DISCOVERY:
+	case NVME_LID_DISCOVERY:
 		log_discovery(q, &w);
 		return 0;
-	case NVMF_LID_ERROR:
+	case NVME_LID_ERROR:
 		log_error(q->ctrl, &w);
 		return 0;
-	case NVMF_LID_SMART:
+	case NVME_LID_SMART:
 		log_smart(q->ctrl, &w);
 		return 0;
-	case NVMF_LID_CHANGED_NS:
-		log_changed(q->ctrl, &w, req->cmd.common.cdw10 & NVMF_GLP_RAE);
+	case NVME_LID_CHANGED_NS:
+		log_changed(q->ctrl, &w, req->cmd.common.cdw10 & NVME_GLP_RAE);
 		return 0;
 	default:
-		return nvmf_sts(NVMF_SCT_CMD, NVMF_SC_INVALID_LOG_PAGE);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_INVALID_LOG_PAGE);
 	}
 }

@@ -23,9 +23,9 @@ bool nvmf_nqn_valid(const char *nqn)
 
 	if (!nqn)
 		return false;
-	len = strnlen(nqn, NVMF_NQN_MAX + 1);
+	len = strnlen(nqn, NVME_NQN_MAX + 1);
 	/* "nqn.yyyy-mm." plus at least one character */
-	if (len > NVMF_NQN_MAX || len < 13)
+	if (len > NVME_NQN_MAX || len < 13)
 		return false;
 	for (size_t i = 0; i < len; i++)
 		if (nqn[i] <= ' ' || nqn[i] > '~')

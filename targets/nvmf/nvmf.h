@@ -10,7 +10,7 @@
  *    NVM subsystems (namespaces on RAM or files, host allow-list), the
  *    listen addresses (for the discovery log) and every controller.
  *  - nvmf_queue: one per transport connection (one RDMA QP). Created when
- *    the binding accepts the connection (after nvmf_rdma_req_parse()), with
+ *    the binding accepts the connection (after nvme_rdma_req_parse()), with
  *    the queue ID and size negotiated in the CM private data. Its first
  *    command must be a Fabrics Connect: for qid 0 it creates a controller
  *    (dynamic model, controller IDs 1..FFEFh unique in the target), for
@@ -104,8 +104,8 @@ enum nvmf_xfer {
 
 /* One command in flight. Fields are valid per the request flow above. */
 struct nvmf_req {
-	union nvmf_cmd cmd;   /* the SQE, copied from the capsule */
-	struct nvmf_cqe rsp;  /* the completion to send */
+	union nvme_cmd cmd;   /* the SQE, copied from the capsule */
+	struct nvme_cqe rsp;  /* the completion to send */
 	enum nvmf_xfer xfer;  /* data direction */
 	uint32_t xfer_len;    /* bytes to move (0: none) */
 	uint64_t rdma_addr;   /* keyed SGL: host address */
@@ -143,7 +143,7 @@ struct nvmf_tgt_ops {
 	void (*kill)(struct nvmf_queue *q, void *arg);
 };
 
-/* How a queue was negotiated (nvmf_rdma_req_parse()). */
+/* How a queue was negotiated (nvme_rdma_req_parse()). */
 struct nvmf_queue_params {
 	size_t size;	     /* sizeof(struct nvmf_queue_params) */
 	uint16_t qid;	     /* from the CM private data */
@@ -193,7 +193,7 @@ int nvmf_tgt_create(const struct nvmf_config *cfg,
 int nvmf_tgt_destroy(struct nvmf_tgt *tgt);
 
 /**
- * nvmf_tgt_rdma_limits() - the limits nvmf_rdma_req_parse() needs.
+ * nvmf_tgt_rdma_limits() - the limits nvme_rdma_req_parse() needs.
  * @tgt: the target.
  * @dev_max_init_rd_atom: the device's max_qp_init_rd_atom.
  * @dev_max_rd_atom: the device's max_qp_rd_atom.
@@ -205,7 +205,7 @@ int nvmf_tgt_destroy(struct nvmf_tgt *tgt);
 void nvmf_tgt_rdma_limits(const struct nvmf_tgt *tgt,
 			  uint32_t dev_max_init_rd_atom,
 			  uint32_t dev_max_rd_atom,
-			  struct nvmf_rdma_limits *lim);
+			  struct nvme_rdma_limits *lim);
 
 /**
  * nvmf_tgt_icd_size() - in-capsule data bytes a queue's receive buffers
@@ -236,7 +236,7 @@ uint32_t nvmf_tgt_max_xfer(const struct nvmf_tgt *tgt);
  * @cntlid: the REQ's cntlid.
  *
  * Return: 0 if @qid is 0, @cntlid is 0 (not sent) or names a live
- * controller; -ENOENT otherwise (reject with NVMF_RDMA_CM_INVALID_CNTLID).
+ * controller; -ENOENT otherwise (reject with NVME_RDMA_CM_INVALID_CNTLID).
  * Context: any thread; takes the target lock.
  */
 int nvmf_tgt_check_cntlid(struct nvmf_tgt *tgt, uint16_t qid, uint16_t cntlid);
@@ -415,8 +415,8 @@ enum nvmf_act nvmf_req_resume(struct nvmf_queue *q, struct nvmf_req *req);
  * nvmf_req_fail() - complete a request whose data transfer failed.
  * @q: the queue.
  * @req: a request waiting for its buffer or data (NVMF_ACT_READ / _BUF).
- * @status: the status field (e.g. NVMF_SC_DATA_XFER_ERROR, or
- *          NVMF_SC_TRANSIENT_XPORT when no buffer was available).
+ * @status: the status field (e.g. NVME_SC_DATA_XFER_ERROR, or
+ *          NVME_SC_TRANSIENT_XPORT when no buffer was available).
  *
  * Return: NVMF_ACT_RESPOND; NVMF_ACT_DROP for a request in another state.
  * Context: the queue's thread.

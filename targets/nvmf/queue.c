@@ -92,14 +92,14 @@ void nvmf_queue_kill_locked(struct nvmf_queue *q)
 static enum nvmf_act finish(struct nvmf_queue *q, struct nvmf_req *req,
 			    uint16_t status)
 {
-	struct nvmf_cqe *rsp = &req->rsp;
+	struct nvme_cqe *rsp = &req->rsp;
 
 	if (req->cid_held) {
 		nvmf_cidset_del(&q->cids, req->cmd.common.cid);
 		req->cid_held = false;
 	}
 	if (q->sqflow_off) {
-		rsp->sqhd = NVMF_SQHD_DISABLED;
+		rsp->sqhd = NVME_SQHD_DISABLED;
 	} else {
 		q->sqhd = (q->sqhd + 1) % q->sq_size;
 		rsp->sqhd = (uint16_t)q->sqhd;
@@ -109,8 +109,8 @@ static enum nvmf_act finish(struct nvmf_queue *q, struct nvmf_req *req,
 	rsp->status = (uint16_t)(status << 1); /* phase tag 0 */
 	if (status && q->ctrl)
 		nvmf_ctrl_log_error(q->ctrl, req, q->qid, status);
-	if (status && req->cmd.common.opc == NVMF_OPC_FABRICS &&
-	    req->cmd.fabrics.fctype == NVMF_FCTYPE_CONNECT)
+	if (status && req->cmd.common.opc == NVME_OPC_FABRICS &&
+	    req->cmd.fabrics.fctype == NVME_FCTYPE_CONNECT)
 		nvmf_stat_add(&q->tgt->n_connects_failed, 1);
 	req->state = NVMF_REQ_DONE;
 	q->inflight--;
@@ -123,12 +123,12 @@ static enum nvmf_act finish(struct nvmf_queue *q, struct nvmf_req *req,
 /* Route a command to its family's prep step. */
 static uint16_t prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
-	if (req->cmd.common.opc == NVMF_OPC_FABRICS) {
+	if (req->cmd.common.opc == NVME_OPC_FABRICS) {
 		req->kind = NVMF_KIND_FABRICS;
 		return nvmf_fabrics_prep(q, req);
 	}
 	if (!q->live)
-		return nvmf_sts_gen(NVMF_SC_CMD_SEQ_ERROR);
+		return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 	if (q->qid == 0) {
 		req->kind = NVMF_KIND_ADMIN;
 		return nvmf_admin_prep(q, req);
@@ -153,7 +153,7 @@ static enum nvmf_act run(struct nvmf_queue *q, struct nvmf_req *req)
 		sts = nvmf_io_exec(q, req);
 		break;
 	default:
-		sts = nvmf_sts_gen(NVMF_SC_INTERNAL);
+		sts = nvmf_sts_gen(NVME_SC_INTERNAL);
 	}
 	/* Admin and Fabrics commands (an I/O queue's Connect too) restart
 	 * the keep-alive timer (kato.h); I/O commands do not. */
@@ -180,17 +180,17 @@ enum nvmf_act nvmf_req_recv(struct nvmf_queue *q, struct nvmf_req *req,
 	if (!q || !req)
 		return NVMF_ACT_DROP;
 	memset(req, 0, sizeof(*req));
-	if (!capsule || len < NVMF_SQE_SIZE ||
+	if (!capsule || len < NVME_SQE_SIZE ||
 	    atomic_load_explicit(&q->killed, memory_order_relaxed))
 		return drop(q);
-	memcpy(&req->cmd, capsule, NVMF_SQE_SIZE);
+	memcpy(&req->cmd, capsule, NVME_SQE_SIZE);
 	rc = nvmf_cidset_add(&q->cids, req->cmd.common.cid);
 	if (rc == -ENOSPC) /* more commands than queue entries */
 		return drop(q);
 	q->inflight++;
 	nvmf_stat_add(&q->tgt->n_reqs, 1);
 	if (rc)
-		return finish(q, req, nvmf_sts_gen(NVMF_SC_CID_CONFLICT));
+		return finish(q, req, nvmf_sts_gen(NVME_SC_CID_CONFLICT));
 	req->cid_held = true;
 	sts = nvmf_capsule_check(&req->cmd, len, q->icd_size);
 	if (!sts)
@@ -213,7 +213,7 @@ enum nvmf_act nvmf_req_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	if (!q || !req || req->state != NVMF_REQ_WAIT_DATA)
 		return NVMF_ACT_DROP;
 	if (!req->data)
-		return finish(q, req, nvmf_sts_gen(NVMF_SC_INTERNAL));
+		return finish(q, req, nvmf_sts_gen(NVME_SC_INTERNAL));
 	return run(q, req);
 }
 
@@ -231,7 +231,7 @@ enum nvmf_act nvmf_req_fail(struct nvmf_queue *q, struct nvmf_req *req,
 	if (!q || !req || req->state != NVMF_REQ_WAIT_DATA)
 		return NVMF_ACT_DROP;
 	if (!status)
-		status = nvmf_sts_gen(NVMF_SC_DATA_XFER_ERROR);
+		status = nvmf_sts_gen(NVME_SC_DATA_XFER_ERROR);
 	return finish(q, req, status);
 }
 

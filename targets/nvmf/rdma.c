@@ -19,18 +19,10 @@
 
 #define DRAIN_WAIT_MS 30000
 
-uint64_t nr_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static uint64_t ops_now_ms(void *arg)
 {
 	(void)arg;
-	return nr_now_ms();
+	return wharf_now_ms();
 }
 
 void nr_log(const struct nvmf_rdma *r, const char *fmt, ...)
@@ -94,7 +86,7 @@ static void sweep_fn(struct wharf_timer *t, void *arg)
 
 	nr_shard_sweep(sh);
 	if (sh->index == 0 && ++sh->sweeps % NR_KATO_EVERY == 0) {
-		int n = nvmf_tgt_kato_scan(sh->r->tgt, nr_now_ms());
+		int n = nvmf_tgt_kato_scan(sh->r->tgt, wharf_now_ms());
 
 		if (n > 0)
 			fprintf(stderr,
@@ -138,12 +130,12 @@ static size_t nr_refusal(const struct wharf_conn_request *req,
 			 enum wharf_refusal why, void *buf, size_t max,
 			 void *arg)
 {
-	struct nvmf_rdma_cm_rej rej;
+	struct nvme_rdma_cm_rej rej;
 
 	(void)req;
 	(void)why;
 	(void)arg;
-	if (max < sizeof(rej) || nvmf_rdma_rej_build(NVMF_RDMA_CM_NO_RSC, &rej))
+	if (max < sizeof(rej) || nvme_rdma_rej_build(NVME_RDMA_CM_NO_RSC, &rej))
 		return 0;
 	memcpy(buf, &rej, sizeof(rej));
 	return sizeof(rej);
@@ -185,7 +177,7 @@ static int listen_all(struct nvmf_rdma *r, const struct nvmf_config *cfg,
 		lo.defer_max_ms = r->opts.defer_max_ms;
 		lo.defer_max = r->opts.defer_max;
 		lo.refusal = nr_refusal;
-		lo.disconnect_timeout_ms = NVMF_RDMA_DISCONNECT_MS;
+		lo.disconnect_timeout_ms = NVME_RDMA_DISCONNECT_MS;
 		rc = wharf_listen(r->cm, &lo, &r->listeners[i]);
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: listen %s %u: %s",
@@ -248,11 +240,11 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 		ro.srq_max = ro.srq_depth > NVMF_RDMA_SRQ_MAX_DEFAULT
 				     ? ro.srq_depth
 				     : NVMF_RDMA_SRQ_MAX_DEFAULT;
-	ro.recv_buf_size = NVMF_SQE_SIZE + icd;
+	ro.recv_buf_size = NVME_SQE_SIZE + icd;
 	/* A data WR and a response per request of the deepest queue. */
 	ro.sq_depth = 2 * (cfg->queue_depth > 32 ? cfg->queue_depth : 32) + 8;
 	/* Completions go inline: the HCA reads no memory for them. */
-	ro.max_inline_data = sizeof(struct nvmf_cqe);
+	ro.max_inline_data = sizeof(struct nvme_cqe);
 	mo.res_opts = &ro;
 	mo.handshake_cap = r->opts.handshake_cap;
 	rc = wharf_cm_create(r->ctx, &mo, &r->cm);
@@ -295,7 +287,7 @@ int nvmf_rdma_create(const struct nvmf_config *cfg,
 
 int nvmf_rdma_destroy(struct nvmf_rdma *r)
 {
-	uint64_t deadline = nr_now_ms() + DRAIN_WAIT_MS;
+	uint64_t deadline = wharf_now_ms() + DRAIN_WAIT_MS;
 
 	if (!r)
 		return 0;
@@ -304,7 +296,7 @@ int nvmf_rdma_destroy(struct nvmf_rdma *r)
 	free(r->listeners);
 	if (r->cm) {
 		nr_on_shards(r, shard_end_queues);
-		while (atomic_load(&r->nq_alive) && nr_now_ms() < deadline)
+		while (atomic_load(&r->nq_alive) && wharf_now_ms() < deadline)
 			usleep(10000);
 		if (atomic_load(&r->nq_alive)) {
 			fprintf(stderr,

@@ -14,9 +14,9 @@
  *    cm (the DEFER overload policy: the Linux host does not retry a
  *    refused connect); a refusal the cm must send after all (a wait past
  *    defer_max_ms, shutdown) carries the transport's own status, NO_RSC;
- *  - on_request validates the private data with nvmf_rdma_req_parse() and
+ *  - on_request validates the private data with nvme_rdma_req_parse() and
  *    nvmf_tgt_check_cntlid(), rejects with the transport status (REJ
- *    private data from nvmf_rdma_rej_build()), else creates the core
+ *    private data from nvme_rdma_rej_build()), else creates the core
  *    queue and accepts with the ACCEPT private data (recfmt, crqsize) and
  *    the target depth preset (responder resources 0);
  *  - capsules arrive on the owner shard's SRQ (receive buffers of 64 B +

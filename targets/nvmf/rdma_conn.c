@@ -46,7 +46,7 @@ static int shard_buffers(struct nr_shard *sh)
 }
 
 static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
-				  const struct nvmf_rdma_accept *acc)
+				  const struct nvme_rdma_accept *acc)
 {
 	struct nvmf_queue_params p = {.size = sizeof(p)};
 	struct nr_queue *nq = calloc(1, sizeof(*nq));
@@ -157,11 +157,11 @@ void nr_queue_kill(struct nr_queue *nq)
 
 static void reject(struct nr_shard *sh, struct wharf_conn *conn, uint16_t sts)
 {
-	struct nvmf_rdma_cm_rej rej;
+	struct nvme_rdma_cm_rej rej;
 
 	atomic_fetch_add(&sh->n.rejected, 1);
-	nr_log(sh->r, "reject: %s", nvmf_rdma_cm_sts_str(sts));
-	if (!nvmf_rdma_rej_build(sts, &rej))
+	nr_log(sh->r, "reject: %s", nvme_rdma_cm_sts_str(sts));
+	if (!nvme_rdma_rej_build(sts, &rej))
 		wharf_reject(conn, &rej, sizeof(rej));
 	wharf_conn_destroy(conn);
 }
@@ -174,33 +174,33 @@ static void on_request(struct wharf_conn *conn,
 		&r->shards[wharf_shard_index(wharf_conn_shard(conn))];
 	struct wharf_conn_param cp = {.size = sizeof(cp)};
 	struct wharf_conn_qp_opts qs = {0};
-	struct nvmf_rdma_limits lim;
-	struct nvmf_rdma_accept acc;
+	struct nvme_rdma_limits lim;
+	struct nvme_rdma_accept acc;
 	struct nr_queue *nq;
-	uint16_t sts = NVMF_RDMA_CM_NO_RSC;
+	uint16_t sts = NVME_RDMA_CM_NO_RSC;
 	int err;
 
 	if (shard_device(sh, conn)) {
-		reject(sh, conn, NVMF_RDMA_CM_NO_RSC);
+		reject(sh, conn, NVME_RDMA_CM_NO_RSC);
 		return;
 	}
 	nvmf_tgt_rdma_limits(r->tgt, sh->attr.max_qp_init_rd_atom,
 			     sh->attr.max_qp_rd_atom, &lim);
 	/* Local view: the event's initiator_depth is the host's IRD. */
-	err = nvmf_rdma_req_parse(&lim, req->private_data,
+	err = nvme_rdma_req_parse(&lim, req->private_data,
 				  req->private_data_len, req->initiator_depth,
 				  req->responder_resources, &acc, &sts);
 	if (!err && nvmf_tgt_check_cntlid(r->tgt, acc.qid, acc.cntlid)) {
 		err = -EPROTO;
-		sts = NVMF_RDMA_CM_INVALID_CNTLID;
+		sts = NVME_RDMA_CM_INVALID_CNTLID;
 	}
 	if (err) {
-		reject(sh, conn, err == -EPROTO ? sts : NVMF_RDMA_CM_NO_RSC);
+		reject(sh, conn, err == -EPROTO ? sts : NVME_RDMA_CM_NO_RSC);
 		return;
 	}
 	nq = queue_new(sh, conn, &acc);
 	if (!nq) {
-		reject(sh, conn, NVMF_RDMA_CM_NO_RSC);
+		reject(sh, conn, NVME_RDMA_CM_NO_RSC);
 		return;
 	}
 	wharf_conn_set_arg(conn, nq);
@@ -234,9 +234,9 @@ static void on_request(struct wharf_conn *conn,
 		/* Nothing was sent (-EINVAL...): refuse it ourselves. */
 		nr_log(r, "accept: %s", strerror(-err));
 		if (err == -EINVAL || err == -EALREADY) {
-			struct nvmf_rdma_cm_rej rej;
+			struct nvme_rdma_cm_rej rej;
 
-			if (!nvmf_rdma_rej_build(NVMF_RDMA_CM_NO_RSC, &rej))
+			if (!nvme_rdma_rej_build(NVME_RDMA_CM_NO_RSC, &rej))
 				wharf_reject(conn, &rej, sizeof(rej));
 		}
 		nr_queue_end(nq);

@@ -148,7 +148,6 @@ static inline struct nr_queue *nr_queue_of(void *arg)
 
 /* rdma.c */
 void nr_on_shards(struct nvmf_rdma *r, void (*fn)(struct nr_shard *sh));
-uint64_t nr_now_ms(void);
 void nr_log(const struct nvmf_rdma *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

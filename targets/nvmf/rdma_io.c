@@ -147,8 +147,8 @@ static void with_buffer(struct nr_slot *s, bool read)
 	if (!sh->bufs) { /* its creation failed: the queue is being killed */
 		slot_act(s,
 			 nvmf_req_fail(nq->q, &s->req,
-				       NVMF_STATUS(NVMF_SCT_GENERIC,
-						   NVMF_SC_TRANSIENT_XPORT)));
+				       NVME_STATUS(NVME_SCT_GENERIC,
+						   NVME_SC_TRANSIENT_XPORT)));
 		return;
 	}
 	s->buf = wharf_buf_pool_get(sh->bufs);

@@ -11,7 +11,7 @@ int nvmf_rdma_pick_shard(const struct wharf_conn_request *req,
 			 const struct wharf_cm_shard_load *shards,
 			 unsigned nshards, void *arg)
 {
-	struct nvmf_rdma_cm_req p;
+	struct nvme_rdma_cm_req p;
 
 	(void)shards;
 	(void)arg;

@@ -47,12 +47,12 @@ uint16_t nvmf_ns_lookup(struct nvmf_subsys *s, uint32_t nsid,
 
 	*out = NULL;
 	if (!ns)
-		return nvmf_sts_gen(NVMF_SC_INVALID_NS);
+		return nvmf_sts_gen(NVME_SC_INVALID_NS);
 	state = atomic_load_explicit(&ns->state, memory_order_acquire);
 	if (state == NVMF_NS_REMOVED)
-		return nvmf_sts_gen(NVMF_SC_INVALID_NS);
+		return nvmf_sts_gen(NVME_SC_INVALID_NS);
 	if (state == NVMF_NS_NOT_READY) /* retryable: no DNR */
-		return NVMF_STATUS(NVMF_SCT_GENERIC, NVMF_SC_NS_NOT_READY);
+		return NVME_STATUS(NVME_SCT_GENERIC, NVME_SC_NS_NOT_READY);
 	*out = ns;
 	return 0;
 }
@@ -157,7 +157,7 @@ static struct nvmf_subsys *subsys_alloc(struct nvmf_tgt *tgt, const char *nqn)
 
 struct nvmf_subsys *nvmf_subsys_create_discovery(struct nvmf_tgt *tgt)
 {
-	struct nvmf_subsys *s = subsys_alloc(tgt, NVMF_DISC_NQN);
+	struct nvmf_subsys *s = subsys_alloc(tgt, NVME_DISC_NQN);
 
 	if (!s)
 		return NULL;

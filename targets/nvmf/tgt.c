@@ -52,7 +52,7 @@ int nvmf_tgt_create(const struct nvmf_config *cfg,
 	tgt->max_xfer = cfg->max_io_size;
 	for (uint32_t v = cfg->max_io_size / 4096; v > 1; v >>= 1)
 		tgt->mdts++;
-	tgt->next_cntlid = NVMF_CNTLID_MIN;
+	tgt->next_cntlid = NVME_CNTLID_MIN;
 	tgt->disc_genctr = 1;
 	tgt->subsys = calloc(cfg->nsubsys + 1, sizeof(*tgt->subsys));
 	if (!tgt->subsys)
@@ -95,7 +95,7 @@ int nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 void nvmf_tgt_rdma_limits(const struct nvmf_tgt *tgt,
 			  uint32_t dev_max_init_rd_atom,
 			  uint32_t dev_max_rd_atom,
-			  struct nvmf_rdma_limits *lim)
+			  struct nvme_rdma_limits *lim)
 {
 	memset(lim, 0, sizeof(*lim));
 	lim->max_qid = tgt->max_qid;
@@ -146,7 +146,7 @@ int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms)
 		last = atomic_load(&c->ka_last_ms);
 		if (nvmf_kato_expired(last, c->kato_ms, now_ms)) {
 			c->state = NVMF_CTRL_DYING;
-			c->regs.csts |= NVMF_CSTS_CFS;
+			c->regs.csts |= NVME_CSTS_CFS;
 			atomic_store(&c->io_ok, false);
 			nvmf_ctrl_kill_locked(c, false);
 			nvmf_stat_add(&tgt->n_kato_expired, 1);

@@ -119,12 +119,12 @@ static struct slot *free_slot(struct harness *h)
 
 static void check_rsp(struct harness *h, int qi, const struct nvmf_req *req)
 {
-	const struct nvmf_cqe *c = &req->rsp;
+	const struct nvme_cqe *c = &req->rsp;
 
 	CHECK(c->cid == req->cmd.common.cid);
 	CHECK(c->sqid == (qi ? 1 : 0));
 	CHECK((c->status & 1) == 0);
-	CHECK(c->sqhd == NVMF_SQHD_DISABLED || c->sqhd < h->sq_size[qi]);
+	CHECK(c->sqhd == NVME_SQHD_DISABLED || c->sqhd < h->sq_size[qi]);
 }
 
 /* Finish one action for @s (a request of queue @qi). */
@@ -231,15 +231,15 @@ static void event(struct harness *h, const uint8_t *p, size_t len)
 static void connect(struct harness *h, int qi, const char *subnqn,
 		    uint16_t cntlid, uint8_t cattr, uint32_t kato)
 {
-	uint8_t cap[64 + sizeof(struct nvmf_connect_data)];
-	struct nvmf_connect_cmd c;
-	struct nvmf_connect_data d;
+	uint8_t cap[64 + sizeof(struct nvme_connect_data)];
+	struct nvme_connect_cmd c;
+	struct nvme_connect_data d;
 	struct slot *s = free_slot(h);
 
 	memset(&c, 0, sizeof(c));
-	c.opc = NVMF_OPC_FABRICS;
+	c.opc = NVME_OPC_FABRICS;
 	c.cid = 0xC0;
-	c.fctype = NVMF_FCTYPE_CONNECT;
+	c.fctype = NVME_FCTYPE_CONNECT;
 	c.qid = (uint16_t)qi;
 	c.sqsize = 31;
 	c.cattr = cattr;
@@ -247,7 +247,7 @@ static void connect(struct harness *h, int qi, const char *subnqn,
 	c.sgl.addr = 0;
 	c.sgl.unkeyed.len = sizeof(d);
 	c.sgl.unkeyed.type =
-		NVMF_SGL_TYPE_DATA_BLOCK << 4 | NVMF_SGL_SUB_OFFSET;
+		NVME_SGL_TYPE_DATA_BLOCK << 4 | NVME_SGL_SUB_OFFSET;
 	memset(&d, 0, sizeof(d));
 	d.cntlid = cntlid;
 	snprintf(d.subnqn, sizeof(d.subnqn), "%s", subnqn);
@@ -261,13 +261,13 @@ static void connect(struct harness *h, int qi, const char *subnqn,
 
 static void enable(struct harness *h)
 {
-	struct nvmf_prop_cmd p;
+	struct nvme_prop_cmd p;
 	struct slot *s = free_slot(h);
 
 	memset(&p, 0, sizeof(p));
-	p.opc = NVMF_OPC_FABRICS;
+	p.opc = NVME_OPC_FABRICS;
 	p.cid = 0xC1;
-	p.fctype = NVMF_FCTYPE_PROP_SET;
+	p.fctype = NVME_FCTYPE_PROP_SET;
 	p.ofst = 0x14;
 	p.value = 1 | 6u << 16 | 4u << 20;
 	settle(h, 0, s, nvmf_req_recv(h->q[0], &s->req, &p, sizeof(p)), false);
@@ -275,26 +275,26 @@ static void enable(struct harness *h)
 
 static void fuzz_pdata(const uint8_t *hd)
 {
-	struct nvmf_rdma_limits lim = {.max_qid = 2,
+	struct nvme_rdma_limits lim = {.max_qid = 2,
 				       .admin_depth = 32,
 				       .io_depth = 32,
 				       .dev_max_init_rd_atom = hd[35],
 				       .dev_max_rd_atom = hd[36]};
-	struct nvmf_rdma_accept acc;
+	struct nvme_rdma_accept acc;
 	size_t len = (hd[0] & 0x80) ? hd[33] % 57 : 56;
 	uint8_t pd[56] = {0};
 	uint16_t sts = 0;
 	int rc;
 
 	memcpy(pd, hd + 1, 32);
-	rc = nvmf_rdma_req_parse(&lim, pd, len, hd[33], hd[34], &acc, &sts);
+	rc = nvme_rdma_req_parse(&lim, pd, len, hd[33], hd[34], &acc, &sts);
 	CHECK(rc == 0 || rc == -EPROTO);
 	if (rc) {
-		struct nvmf_rdma_cm_rej rej;
+		struct nvme_rdma_cm_rej rej;
 
-		CHECK(sts >= NVMF_RDMA_CM_INVALID_LEN &&
-		      sts <= NVMF_RDMA_CM_INVALID_ORD);
-		CHECK(!nvmf_rdma_rej_build(sts, &rej) && rej.sts == sts);
+		CHECK(sts >= NVME_RDMA_CM_INVALID_LEN &&
+		      sts <= NVME_RDMA_CM_INVALID_ORD);
+		CHECK(!nvme_rdma_rej_build(sts, &rej) && rej.sts == sts);
 		return;
 	}
 	CHECK(len >= 32 && acc.qid <= lim.max_qid);
@@ -354,16 +354,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (hd[0] & 32) {
 		h.q[1] = make_queue(&h, 1);
 	} else {
-		connect(&h, 0, (hd[0] & 1) ? NVMF_DISC_NQN : SUBNQN,
-			NVMF_CNTLID_DYNAMIC,
-			(hd[0] & 8) ? NVMF_CATTR_DISABLE_SQFLOW : 0,
+		connect(&h, 0, (hd[0] & 1) ? NVME_DISC_NQN : SUBNQN,
+			NVME_CNTLID_DYNAMIC,
+			(hd[0] & 8) ? NVME_CATTR_DISABLE_SQFLOW : 0,
 			(hd[0] & 16) ? 2000 : 0);
 		if (!(hd[0] & 2))
 			enable(&h);
 	}
 	if ((hd[0] & 4) && !(hd[0] & 32)) {
 		h.q[1] = make_queue(&h, 1);
-		connect(&h, 1, (hd[0] & 1) ? NVMF_DISC_NQN : SUBNQN,
+		connect(&h, 1, (hd[0] & 1) ? NVME_DISC_NQN : SUBNQN,
 			nvmf_queue_cntlid(h.q[0]), 0, 0);
 	}
 

@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "initiators/nvmf/cmd.h"
+#include "nvmf_host/cmd.h"
 #include "tests/fuzz/fuzz_check.h"
 
 static void disc(const uint8_t *data, size_t size, uint64_t max)
@@ -21,7 +21,7 @@ static void disc(const uint8_t *data, size_t size, uint64_t max)
 	uint64_t g = 1, n = 1;
 	int rc = wnh_disc_hdr_parse(data, size, &g, &n, max);
 
-	if (size < sizeof(struct nvmf_disc_hdr)) {
+	if (size < sizeof(struct nvme_disc_hdr)) {
 		CHECK(rc == -EMSGSIZE);
 	} else if (data[16] | data[17]) {
 		CHECK(rc == -EPROTO);
@@ -30,7 +30,7 @@ static void disc(const uint8_t *data, size_t size, uint64_t max)
 	}
 	memset(&e, 0xAB, sizeof(e));
 	rc = wnh_disc_entry_parse(data, size, &e);
-	if (size < sizeof(struct nvmf_disc_entry)) {
+	if (size < sizeof(struct nvme_disc_entry)) {
 		CHECK(rc == -EMSGSIZE);
 		return;
 	}
@@ -55,12 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	disc(data, size, data[-1]);
 	memset(&r, 0xAB, sizeof(r));
 	rc = wnh_rsp_parse(data, size, depth, &r);
-	if (size < NVMF_CQE_SIZE) {
+	if (size < NVME_CQE_SIZE) {
 		CHECK(rc == -EMSGSIZE);
 		return 0;
 	}
 	{
-		struct nvmf_cqe cqe;
+		struct nvme_cqe cqe;
 
 		memcpy(&cqe, data, sizeof(cqe));
 		if (cqe.cid >= depth) {

@@ -997,7 +997,7 @@ INSTANTIATE_TEST_SUITE_P(Targets, NvmfHost, ::testing::ValuesIn(kTargets),
 			 });
 
 // A target that stops answering (wharf-nvmf-tgt under SIGSTOP; nvmet runs
-// in the kernel and cannot be stopped), with ctrl_loss_tmo 0: the command
+// in the kernel and cannot be stopped), with ctrl_loss_tmo "at once": the command
 // times out, which loses the controller, which is DEAD at once: the
 // command completes with -ENODEV, so do new ones on every queue, and the
 // disconnect still completes once the target runs.  (Reconnecting is
@@ -1013,7 +1013,9 @@ TEST_P(NvmfHostStalled, CommandTimeoutLosesTheController)
 	pid_t pid = tgt_->Pid();
 
 	ASSERT_GT(pid, 0);
-	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h, 1000, 0, 0)) << err;
+	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h, 1000, 0,
+			     WHARF_NVMF_HOST_TMO_AT_ONCE))
+		<< err;
 	struct wharf_nvmf_host_queue *q0 = wharf_nvmf_host_queue(h, 0);
 	struct wharf_nvmf_host_queue *q1 = wharf_nvmf_host_queue(h, 1);
 	std::vector<uint8_t> buf(4096);

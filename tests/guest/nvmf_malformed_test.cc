@@ -47,7 +47,7 @@ const char kHost[] =
 	"nqn.2014-08.org.nvmexpress:uuid:0badc0de-0000-4000-8000-000000000001";
 constexpr uint16_t kPort = 4421;
 constexpr uint32_t kTag = 0x54455354; // "TEST"
-constexpr size_t kCapsule = NVMF_SQE_SIZE + NVMF_CONNECT_DATA_SIZE;
+constexpr size_t kCapsule = NVME_SQE_SIZE + NVME_CONNECT_DATA_SIZE;
 
 // One host queue: the connection's outcome and the completions received.
 struct HostQueue {
@@ -56,7 +56,7 @@ struct HostQueue {
 	bool established = false, rejected = false, failed = false,
 	     disconnected = false;
 	std::vector<uint8_t> rej;
-	std::vector<nvmf_cqe> cqes;
+	std::vector<nvme_cqe> cqes;
 	uint64_t id = 0;
 	// Send buffers (registered on the connection's PD by Prepare()).
 	ibv_mr *mr = nullptr;
@@ -109,7 +109,7 @@ int OnRecv(wharf_conn *, void *buf, const wharf_qp_recv *rx, void *arg)
 {
 	HostQueue *h = static_cast<HostQueue *>(arg);
 	std::lock_guard<std::mutex> g(h->lock);
-	nvmf_cqe c;
+	nvme_cqe c;
 	if (rx->len >= sizeof(c)) {
 		memcpy(&c, buf, sizeof(c));
 		h->cqes.push_back(c);
@@ -129,7 +129,7 @@ const wharf_conn_ops kOps = {
 	.on_send_done = nullptr,
 };
 
-uint16_t Status(const nvmf_cqe &c)
+uint16_t Status(const nvme_cqe &c)
 {
 	return c.status >> 1;
 }
@@ -213,8 +213,8 @@ class HostBase : public ::testing::Test
 	HostQueue *ConnectQueue(uint16_t qid, uint32_t entries,
 				uint16_t cntlid = 0)
 	{
-		nvmf_rdma_cm_req req;
-		EXPECT_EQ(0, nvmf_rdma_req_build(qid, entries, cntlid, &req));
+		nvme_rdma_cm_req req;
+		EXPECT_EQ(0, nvme_rdma_req_build(qid, entries, cntlid, &req));
 		return Connect(&req, sizeof(req));
 	}
 
@@ -223,11 +223,11 @@ class HostBase : public ::testing::Test
 	{
 		std::lock_guard<std::mutex> g(h->lock);
 		ASSERT_TRUE(h->rejected) << "not rejected";
-		ASSERT_GE(h->rej.size(), sizeof(nvmf_rdma_cm_rej));
-		nvmf_rdma_cm_rej r;
+		ASSERT_GE(h->rej.size(), sizeof(nvme_rdma_cm_rej));
+		nvme_rdma_cm_rej r;
 		memcpy(&r, h->rej.data(), sizeof(r));
 		EXPECT_EQ(0, r.recfmt);
-		EXPECT_EQ(sts, r.sts) << nvmf_rdma_cm_sts_str(r.sts);
+		EXPECT_EQ(sts, r.sts) << nvme_rdma_cm_sts_str(r.sts);
 	}
 
 	// Sends @len bytes of capsule @c (an SQE and in-capsule data).
@@ -252,7 +252,7 @@ class HostBase : public ::testing::Test
 	}
 
 	// Sends and waits for completion number @n (1-based) of @h.
-	nvmf_cqe Exchange(HostQueue *h, const void *c, size_t len)
+	nvme_cqe Exchange(HostQueue *h, const void *c, size_t len)
 	{
 		size_t n;
 		{
@@ -263,21 +263,21 @@ class HostBase : public ::testing::Test
 		EXPECT_TRUE(h->Wait([&] { return h->cqes.size() >= n; }))
 			<< "no completion";
 		std::lock_guard<std::mutex> g(h->lock);
-		return h->cqes.size() >= n ? h->cqes[n - 1] : nvmf_cqe{};
+		return h->cqes.size() >= n ? h->cqes[n - 1] : nvme_cqe{};
 	}
 
 	// A Fabrics Connect with in-capsule data: the admin queue's by
 	// default, or I/O queue @qid of controller @cntlid.
 	static std::vector<uint8_t>
 	ConnectCapsule(uint32_t kato, uint8_t sgl_type, uint16_t qid = 0,
-		       uint16_t cntlid = NVMF_CNTLID_DYNAMIC)
+		       uint16_t cntlid = NVME_CNTLID_DYNAMIC)
 	{
 		std::vector<uint8_t> b(kCapsule, 0);
-		nvmf_connect_cmd cmd = {};
-		nvmf_connect_data d = {};
-		cmd.opc = NVMF_OPC_FABRICS;
+		nvme_connect_cmd cmd = {};
+		nvme_connect_data d = {};
+		cmd.opc = NVME_OPC_FABRICS;
 		cmd.cid = 7;
-		cmd.fctype = NVMF_FCTYPE_CONNECT;
+		cmd.fctype = NVME_FCTYPE_CONNECT;
 		cmd.sgl.addr = 0;
 		cmd.sgl.unkeyed.len = sizeof(d);
 		cmd.sgl.unkeyed.type = sgl_type;
@@ -289,14 +289,14 @@ class HostBase : public ::testing::Test
 		snprintf(d.subnqn, sizeof(d.subnqn), "%s", kSub);
 		snprintf(d.hostnqn, sizeof(d.hostnqn), "%s", kHost);
 		memcpy(b.data(), &cmd, sizeof(cmd));
-		memcpy(b.data() + NVMF_SQE_SIZE, &d, sizeof(d));
+		memcpy(b.data() + NVME_SQE_SIZE, &d, sizeof(d));
 		return b;
 	}
 
 	static uint8_t InCapsule()
 	{
-		return (uint8_t)(NVMF_SGL_TYPE_DATA_BLOCK << 4 |
-				 NVMF_SGL_SUB_OFFSET);
+		return (uint8_t)(NVME_SGL_TYPE_DATA_BLOCK << 4 |
+				 NVME_SGL_SUB_OFFSET);
 	}
 
 	// Connects the admin queue and a controller with keep-alive @kato
@@ -307,19 +307,19 @@ class HostBase : public ::testing::Test
 		if (!h->established)
 			return 0;
 		std::vector<uint8_t> cc = ConnectCapsule(kato, InCapsule());
-		nvmf_cqe c = Exchange(h, cc.data(), cc.size());
+		nvme_cqe c = Exchange(h, cc.data(), cc.size());
 		if (Status(c))
 			return 0;
 		// I/O queues need an enabled controller: CC.EN with the
 		// queue entry sizes NVMe-oF fixes (64-byte SQE, 16-byte CQE).
-		nvmf_prop_cmd set = {};
-		set.opc = NVMF_OPC_FABRICS;
+		nvme_prop_cmd set = {};
+		set.opc = NVME_OPC_FABRICS;
 		set.cid = 8;
-		set.fctype = NVMF_FCTYPE_PROP_SET;
-		set.attrib = NVMF_PROP_SIZE_4;
-		set.ofst = NVMF_PROP_CC;
-		set.value = NVMF_CC_EN | 6u << 16 | 4u << 20;
-		nvmf_cqe e = Exchange(h, &set, sizeof(set));
+		set.fctype = NVME_FCTYPE_PROP_SET;
+		set.attrib = NVME_PROP_SIZE_4;
+		set.ofst = NVME_PROP_CC;
+		set.value = NVME_CC_EN | 6u << 16 | 4u << 20;
+		nvme_cqe e = Exchange(h, &set, sizeof(set));
 		EXPECT_EQ(0, Status(e)) << std::hex << Status(e);
 		return Status(e) ? 0 : (uint16_t)(c.result & 0xFFFF);
 	}
@@ -332,7 +332,7 @@ class HostBase : public ::testing::Test
 			return nullptr;
 		std::vector<uint8_t> cc =
 			ConnectCapsule(0, InCapsule(), qid, cntlid);
-		nvmf_cqe c = Exchange(h, cc.data(), cc.size());
+		nvme_cqe c = Exchange(h, cc.data(), cc.size());
 		EXPECT_EQ(0, Status(c)) << std::hex << Status(c);
 		return Status(c) ? nullptr : h;
 	}
@@ -394,27 +394,27 @@ Tgt *Malformed::tgt_ = nullptr;
 
 TEST_F(Malformed, BadPrivateDataIsRejectedWithTheTransportStatus)
 {
-	nvmf_rdma_cm_req req;
+	nvme_rdma_cm_req req;
 
-	ASSERT_EQ(0, nvmf_rdma_req_build(0, 32, 0, &req));
+	ASSERT_EQ(0, nvme_rdma_req_build(0, 32, 0, &req));
 	req.recfmt = 1;
-	ExpectRej(Connect(&req, sizeof(req)), NVMF_RDMA_CM_INVALID_RECFMT);
+	ExpectRej(Connect(&req, sizeof(req)), NVME_RDMA_CM_INVALID_RECFMT);
 
-	ExpectRej(ConnectQueue(9, 32), NVMF_RDMA_CM_INVALID_QID);
-	ExpectRej(ConnectQueue(0, 1024), NVMF_RDMA_CM_INVALID_HSQSIZE);
+	ExpectRej(ConnectQueue(9, 32), NVME_RDMA_CM_INVALID_QID);
+	ExpectRej(ConnectQueue(0, 1024), NVME_RDMA_CM_INVALID_HSQSIZE);
 
-	ASSERT_EQ(0, nvmf_rdma_req_build(0, 32, 0, &req));
+	ASSERT_EQ(0, nvme_rdma_req_build(0, 32, 0, &req));
 	req.hrqsize = 4;
-	ExpectRej(Connect(&req, sizeof(req)), NVMF_RDMA_CM_INVALID_HRQSIZE);
+	ExpectRej(Connect(&req, sizeof(req)), NVME_RDMA_CM_INVALID_HRQSIZE);
 
 	// No private data: the REQ's 56 padded bytes are zeros (hsqsize 0).
-	ExpectRej(Connect(nullptr, 0), NVMF_RDMA_CM_INVALID_HSQSIZE);
+	ExpectRej(Connect(nullptr, 0), NVME_RDMA_CM_INVALID_HSQSIZE);
 
-	ASSERT_EQ(0, nvmf_rdma_req_build(0, 32, 0, &req));
-	ExpectRej(Connect(&req, sizeof(req), 0), NVMF_RDMA_CM_INVALID_IRD);
+	ASSERT_EQ(0, nvme_rdma_req_build(0, 32, 0, &req));
+	ExpectRej(Connect(&req, sizeof(req), 0), NVME_RDMA_CM_INVALID_IRD);
 
 	// An I/O queue naming a controller that does not exist.
-	ExpectRej(ConnectQueue(1, 32, 0x0bad), NVMF_RDMA_CM_INVALID_CNTLID);
+	ExpectRej(ConnectQueue(1, 32, 0x0bad), NVME_RDMA_CM_INVALID_CNTLID);
 
 	std::map<std::string, uint64_t> s = tgt_->Stats();
 	EXPECT_GE(s["rejected"], 7u);
@@ -426,11 +426,11 @@ TEST_F(Malformed, BadCapsulesGetErrorStatusesAndTheQueueKeepsServing)
 	ASSERT_TRUE(h->established);
 
 	// An admin command before Connect: Command Sequence Error.
-	nvmf_sqe sqe = {};
+	nvme_sqe sqe = {};
 	sqe.opc = 0x06; // Identify
-	sqe.flags = NVMF_FLAGS_PSDT_SGL;
+	sqe.flags = NVME_FLAGS_PSDT_SGL;
 	sqe.cid = 1;
-	nvmf_cqe c = Exchange(h, &sqe, sizeof(sqe));
+	nvme_cqe c = Exchange(h, &sqe, sizeof(sqe));
 	EXPECT_EQ(1, c.cid);
 	EXPECT_NE(0, Status(c));
 

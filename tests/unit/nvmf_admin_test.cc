@@ -29,7 +29,7 @@ class NvmfAdmin : public NvmfTest
 			  std::vector<uint8_t> *out)
 	{
 		out->assign(4096, 0xEE);
-		Capsule c = Cmd(NVMF_ADM_IDENTIFY, 50, nsid);
+		Capsule c = Cmd(NVME_ADM_IDENTIFY, 50, nsid);
 		c.sqe.cdw10 = cns;
 		SetKeyed(&c.sqe, out->data(), 4096);
 		return Exec(q, c);
@@ -42,9 +42,9 @@ class NvmfAdmin : public NvmfTest
 	{
 		uint32_t numd = len / 4 - 1;
 		out->assign(len, 0xEE);
-		Capsule c = Cmd(NVMF_ADM_GET_LOG_PAGE, 51, nsid);
+		Capsule c = Cmd(NVME_ADM_GET_LOG_PAGE, 51, nsid);
 		c.sqe.cdw10 =
-			lid | (rae ? NVMF_GLP_RAE : 0) | (numd & 0xFFFF) << 16;
+			lid | (rae ? NVME_GLP_RAE : 0) | (numd & 0xFFFF) << 16;
 		c.sqe.cdw11 = numd >> 16;
 		c.sqe.cdw12 = (uint32_t)off;
 		c.sqe.cdw13 = (uint32_t)(off >> 32);
@@ -56,7 +56,7 @@ class NvmfAdmin : public NvmfTest
 			 uint32_t cdw11 = 0)
 	{
 		Capsule c =
-			Cmd(set ? NVMF_ADM_SET_FEATURES : NVMF_ADM_GET_FEATURES,
+			Cmd(set ? NVME_ADM_SET_FEATURES : NVME_ADM_GET_FEATURES,
 			    52);
 		c.sqe.cdw10 = cdw10;
 		c.sqe.cdw11 = cdw11;
@@ -66,9 +66,9 @@ class NvmfAdmin : public NvmfTest
 	nvmf_queue *Discovery(const char *host = kHost)
 	{
 		nvmf_queue *q = NewQueue(0, 32);
-		EXPECT_EQ(0, Status(Connect(q, 0, 31, NVMF_DISC_NQN, host,
-					    NVMF_CNTLID_DYNAMIC)));
-		EXPECT_EQ(0, Status(PropSet(q, NVMF_PROP_CC, CcEnable())));
+		EXPECT_EQ(0, Status(Connect(q, 0, 31, NVME_DISC_NQN, host,
+					    NVME_CNTLID_DYNAMIC)));
+		EXPECT_EQ(0, Status(PropSet(q, NVME_PROP_CC, CcEnable())));
 		return q;
 	}
 
@@ -81,26 +81,26 @@ class NvmfAdmin : public NvmfTest
 TEST_F(NvmfAdmin, IdentifyController)
 {
 	std::vector<uint8_t> buf;
-	nvmf_req r = Identify(admin_, NVMF_CNS_CTRL, 0, &buf);
+	nvmf_req r = Identify(admin_, NVME_CNS_CTRL, 0, &buf);
 	ASSERT_EQ(0, Status(r));
-	nvmf_id_ctrl id;
+	nvme_id_ctrl id;
 	memcpy(&id, buf.data(), sizeof(id));
 	EXPECT_EQ("SN-TEST" + std::string(13, ' '), Field(id.sn, 20));
 	EXPECT_EQ("wharf test disk" + std::string(25, ' '), Field(id.mn, 40));
 	EXPECT_EQ(cntlid_, id.cntlid);
 	EXPECT_EQ(0x00010300u, id.ver);
 	EXPECT_EQ(5, id.mdts); // 128 KiB / 4 KiB = 2^5
-	EXPECT_EQ(NVMF_CMIC_MULTI_CTRL, id.cmic);
-	EXPECT_EQ(NVMF_OAES_NS_ATTR, id.oaes);
+	EXPECT_EQ(NVME_CMIC_MULTI_CTRL, id.cmic);
+	EXPECT_EQ(NVME_OAES_NS_ATTR, id.oaes);
 	EXPECT_EQ(3, id.aerl);
 	EXPECT_EQ(15, id.elpe);
-	EXPECT_EQ(NVMF_LPA_EXT_DATA, id.lpa);
+	EXPECT_EQ(NVME_LPA_EXT_DATA, id.lpa);
 	EXPECT_EQ(10, id.kas);
 	EXPECT_EQ(0x66, id.sqes);
 	EXPECT_EQ(0x44, id.cqes);
 	EXPECT_EQ(64, id.maxcmd);
 	EXPECT_EQ(1024u, id.nn);
-	EXPECT_EQ(NVMF_ONCS_DSM | NVMF_ONCS_WRITE_ZEROES, id.oncs);
+	EXPECT_EQ(NVME_ONCS_DSM | NVME_ONCS_WRITE_ZEROES, id.oncs);
 	EXPECT_EQ(0, id.vwc); // RAM only
 	EXPECT_EQ((1u << 0) | (1u << 2) | (1u << 18) | (1u << 20), id.sgls);
 	EXPECT_STREQ(kSub, id.subnqn);
@@ -109,109 +109,109 @@ TEST_F(NvmfAdmin, IdentifyController)
 	EXPECT_EQ(0, id.icdoff);
 	EXPECT_EQ(0, id.fcatt); // dynamic controller model
 	EXPECT_EQ(1, id.msdbd);
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
 		  Sc(Identify(admin_, 0x04, 0, &buf))); // unsupported CNS
 }
 
 TEST_F(NvmfAdmin, IdentifyNamespace)
 {
 	std::vector<uint8_t> buf;
-	ASSERT_EQ(0, Status(Identify(admin_, NVMF_CNS_NS, 2, &buf)));
-	nvmf_id_ns ns;
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_NS, 2, &buf)));
+	nvme_id_ns ns;
 	memcpy(&ns, buf.data(), sizeof(ns));
 	EXPECT_EQ(256u, ns.nsze); // 1 MiB / 4096
 	EXPECT_EQ(256u, ns.ncap);
 	EXPECT_EQ(0, ns.nlbaf);
 	EXPECT_EQ(12, ns.lbaf[0].lbads);
-	EXPECT_EQ(NVMF_NMIC_SHARED, ns.nmic);
-	EXPECT_EQ(NVMF_DLFEAT_READ_0 | NVMF_DLFEAT_WZ_DEAC, ns.dlfeat);
+	EXPECT_EQ(NVME_NMIC_SHARED, ns.nmic);
+	EXPECT_EQ(NVME_DLFEAT_READ_0 | NVME_DLFEAT_WZ_DEAC, ns.dlfeat);
 	uint8_t zero[16] = {0};
 	EXPECT_NE(0, memcmp(ns.nguid, zero, 16));
-	ASSERT_EQ(0, Status(Identify(admin_, NVMF_CNS_NS, 1, &buf)));
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_NS, 1, &buf)));
 	memcpy(&ns, buf.data(), sizeof(ns));
 	EXPECT_EQ(2048u, ns.nsze); // 1 MiB / 512
 	EXPECT_EQ(9, ns.lbaf[0].lbads);
 	// Valid but unattached NSID: zeroes. Out of range: Invalid NS.
-	ASSERT_EQ(0, Status(Identify(admin_, NVMF_CNS_NS, 7, &buf)));
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_NS, 7, &buf)));
 	for (uint8_t b : buf)
 		ASSERT_EQ(0, b);
-	EXPECT_EQ(NVMF_SC_INVALID_NS,
-		  Sc(Identify(admin_, NVMF_CNS_NS, 0, &buf)));
-	EXPECT_EQ(NVMF_SC_INVALID_NS,
-		  Sc(Identify(admin_, NVMF_CNS_NS, 1025, &buf)));
-	EXPECT_EQ(NVMF_SC_INVALID_NS,
-		  Sc(Identify(admin_, NVMF_CNS_NS, NVMF_NSID_ALL, &buf)));
+	EXPECT_EQ(NVME_SC_INVALID_NS,
+		  Sc(Identify(admin_, NVME_CNS_NS, 0, &buf)));
+	EXPECT_EQ(NVME_SC_INVALID_NS,
+		  Sc(Identify(admin_, NVME_CNS_NS, 1025, &buf)));
+	EXPECT_EQ(NVME_SC_INVALID_NS,
+		  Sc(Identify(admin_, NVME_CNS_NS, NVME_NSID_ALL, &buf)));
 }
 
 TEST_F(NvmfAdmin, ActiveNamespaceListAndDescriptors)
 {
 	std::vector<uint8_t> buf;
-	ASSERT_EQ(0, Status(Identify(admin_, NVMF_CNS_ACTIVE_NSL, 0, &buf)));
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_ACTIVE_NSL, 0, &buf)));
 	uint32_t ids[3];
 	memcpy(ids, buf.data(), sizeof(ids));
 	EXPECT_EQ(1u, ids[0]);
 	EXPECT_EQ(2u, ids[1]);
 	EXPECT_EQ(0u, ids[2]);
-	ASSERT_EQ(0, Status(Identify(admin_, NVMF_CNS_ACTIVE_NSL, 1, &buf)));
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_ACTIVE_NSL, 1, &buf)));
 	memcpy(ids, buf.data(), sizeof(ids));
 	EXPECT_EQ(2u, ids[0]);
 	EXPECT_EQ(0u, ids[1]);
-	EXPECT_EQ(NVMF_SC_INVALID_NS,
-		  Sc(Identify(admin_, NVMF_CNS_ACTIVE_NSL, 0xFFFFFFFE, &buf)));
+	EXPECT_EQ(NVME_SC_INVALID_NS,
+		  Sc(Identify(admin_, NVME_CNS_ACTIVE_NSL, 0xFFFFFFFE, &buf)));
 
-	ASSERT_EQ(0, Status(Identify(admin_, NVMF_CNS_NS_DESCLIST, 1, &buf)));
-	EXPECT_EQ(NVMF_NIDT_NGUID, buf[0]);
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_NS_DESCLIST, 1, &buf)));
+	EXPECT_EQ(NVME_NIDT_NGUID, buf[0]);
 	EXPECT_EQ(16, buf[1]);
-	EXPECT_EQ(NVMF_NIDT_UUID, buf[20]);
+	EXPECT_EQ(NVME_NIDT_UUID, buf[20]);
 	EXPECT_EQ(16, buf[21]);
 	EXPECT_EQ(0x40, buf[24 + 6] & 0xF0); // UUID version 4 layout
 	EXPECT_EQ(0, buf[40]);		     // terminator
 	std::vector<uint8_t> ns;
-	Identify(admin_, NVMF_CNS_NS, 1, &ns);
+	Identify(admin_, NVME_CNS_NS, 1, &ns);
 	EXPECT_EQ(0, memcmp(buf.data() + 4, ns.data() + 104, 16)); // NGUID
 	// Stable across targets: derived from the subsystem NQN and NSID.
 	std::vector<uint8_t> other;
-	Identify(admin_, NVMF_CNS_NS_DESCLIST, 2, &other);
+	Identify(admin_, NVME_CNS_NS_DESCLIST, 2, &other);
 	EXPECT_NE(0, memcmp(buf.data() + 4, other.data() + 4, 16));
-	EXPECT_EQ(NVMF_SC_INVALID_NS,
-		  Sc(Identify(admin_, NVMF_CNS_NS_DESCLIST, 3, &buf)));
+	EXPECT_EQ(NVME_SC_INVALID_NS,
+		  Sc(Identify(admin_, NVME_CNS_NS_DESCLIST, 3, &buf)));
 }
 
 TEST_F(NvmfAdmin, DiscoveryControllerAndLog)
 {
 	nvmf_queue *d = Discovery();
 	std::vector<uint8_t> buf;
-	ASSERT_EQ(0, Status(Identify(d, NVMF_CNS_CTRL, 0, &buf)));
-	nvmf_id_ctrl id;
+	ASSERT_EQ(0, Status(Identify(d, NVME_CNS_CTRL, 0, &buf)));
+	nvme_id_ctrl id;
 	memcpy(&id, buf.data(), sizeof(id));
-	EXPECT_STREQ(NVMF_DISC_NQN, id.subnqn);
+	EXPECT_STREQ(NVME_DISC_NQN, id.subnqn);
 	EXPECT_EQ(0u, id.nn);
 	EXPECT_EQ(0u, id.oaes);
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(Identify(d, NVMF_CNS_NS, 1, &buf)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(Identify(d, NVME_CNS_NS, 1, &buf)));
 	// kHost may use kSub and kOpen (allow-any), not kOther: 2 subsystems
 	// x 2 listen addresses.
-	ASSERT_EQ(0, Status(GetLog(d, NVMF_LID_DISCOVERY, 0, 1024, &buf)));
-	nvmf_disc_hdr h;
+	ASSERT_EQ(0, Status(GetLog(d, NVME_LID_DISCOVERY, 0, 1024, &buf)));
+	nvme_disc_hdr h;
 	memcpy(&h, buf.data(), sizeof(h));
 	EXPECT_EQ(4u, h.numrec);
 	EXPECT_EQ(1u, h.genctr);
 	EXPECT_EQ(0, h.recfmt);
-	ASSERT_EQ(0, Status(GetLog(d, NVMF_LID_DISCOVERY, 0, 5 * 1024, &buf)));
-	nvmf_disc_entry e[4];
+	ASSERT_EQ(0, Status(GetLog(d, NVME_LID_DISCOVERY, 0, 5 * 1024, &buf)));
+	nvme_disc_entry e[4];
 	memcpy(e, buf.data() + 1024, sizeof(e));
-	EXPECT_EQ(NVMF_TRTYPE_RDMA, e[0].trtype);
-	EXPECT_EQ(NVMF_ADRFAM_IPV4, e[0].adrfam);
-	EXPECT_EQ(NVMF_SUBTYPE_NVME, e[0].subtype);
+	EXPECT_EQ(NVME_TRTYPE_RDMA, e[0].trtype);
+	EXPECT_EQ(NVME_ADRFAM_IPV4, e[0].adrfam);
+	EXPECT_EQ(NVME_SUBTYPE_NVME, e[0].subtype);
 	EXPECT_EQ(1, e[0].portid);
-	EXPECT_EQ(NVMF_CNTLID_DYNAMIC, e[0].cntlid);
+	EXPECT_EQ(NVME_CNTLID_DYNAMIC, e[0].cntlid);
 	EXPECT_EQ(32, e[0].asqsz);
 	EXPECT_EQ("4420" + std::string(28, ' '), Field(e[0].trsvcid, 32));
 	EXPECT_EQ("198.18.0.1" + std::string(246, ' '),
 		  Field(e[0].traddr, 256));
 	EXPECT_STREQ(kSub, e[0].subnqn);
-	EXPECT_EQ(NVMF_RDMA_QPTYPE_CONNECTED, e[0].tsas.qptype);
-	EXPECT_EQ(NVMF_RDMA_CMS_RDMA_CM, e[0].tsas.cms);
-	EXPECT_EQ(NVMF_ADRFAM_IPV6, e[1].adrfam);
+	EXPECT_EQ(NVME_RDMA_QPTYPE_CONNECTED, e[0].tsas.qptype);
+	EXPECT_EQ(NVME_RDMA_CMS_RDMA_CM, e[0].tsas.cms);
+	EXPECT_EQ(NVME_ADRFAM_IPV6, e[1].adrfam);
 	EXPECT_EQ(2, e[1].portid);
 	EXPECT_EQ("4421" + std::string(28, ' '), Field(e[1].trsvcid, 32));
 	EXPECT_STREQ(kOpen, e[2].subnqn);
@@ -219,32 +219,32 @@ TEST_F(NvmfAdmin, DiscoveryControllerAndLog)
 	// A window: the third entry alone, at its offset.
 	std::vector<uint8_t> win;
 	ASSERT_EQ(0,
-		  Status(GetLog(d, NVMF_LID_DISCOVERY, 3 * 1024, 1024, &win)));
+		  Status(GetLog(d, NVME_LID_DISCOVERY, 3 * 1024, 1024, &win)));
 	EXPECT_EQ(0, memcmp(win.data(), &e[2], 1024));
 	// Past the end: zeroes; beyond the size: Invalid Field.
-	ASSERT_EQ(0, Status(GetLog(d, NVMF_LID_DISCOVERY, 5 * 1024, 64, &win)));
+	ASSERT_EQ(0, Status(GetLog(d, NVME_LID_DISCOVERY, 5 * 1024, 64, &win)));
 	for (uint8_t b : win)
 		ASSERT_EQ(0, b);
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(GetLog(d, NVMF_LID_DISCOVERY, 5 * 1024 + 4, 64, &win)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(GetLog(d, NVMF_LID_DISCOVERY, 2, 64, &win))); // unaligned
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(GetLog(d, NVME_LID_DISCOVERY, 5 * 1024 + 4, 64, &win)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(GetLog(d, NVME_LID_DISCOVERY, 2, 64, &win))); // unaligned
 	// NVM logs are not on the discovery controller.
-	nvmf_req r = GetLog(d, NVMF_LID_SMART, 0, 512, &win);
-	EXPECT_EQ(NVMF_SCT_CMD, Sct(r));
-	EXPECT_EQ(NVMF_SC_INVALID_LOG_PAGE, Sc(r));
-	EXPECT_EQ(NVMF_SC_INVALID_OPCODE, Sc(Exec(d, Cmd(NVMF_ADM_ABORT, 60))));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(Feature(d, true, NVMF_FEAT_NUM_QUEUES, 0)));
-	EXPECT_EQ(0, Status(Exec(d, Cmd(NVMF_ADM_KEEP_ALIVE, 61))));
+	nvmf_req r = GetLog(d, NVME_LID_SMART, 0, 512, &win);
+	EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+	EXPECT_EQ(NVME_SC_INVALID_LOG_PAGE, Sc(r));
+	EXPECT_EQ(NVME_SC_INVALID_OPCODE, Sc(Exec(d, Cmd(NVME_ADM_ABORT, 60))));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(Feature(d, true, NVME_FEAT_NUM_QUEUES, 0)));
+	EXPECT_EQ(0, Status(Exec(d, Cmd(NVME_ADM_KEEP_ALIVE, 61))));
 }
 
 TEST_F(NvmfAdmin, DiscoveryLogShowsOnlyAllowedSubsystems)
 {
 	nvmf_queue *d = Discovery(kStranger);
 	std::vector<uint8_t> buf;
-	ASSERT_EQ(0, Status(GetLog(d, NVMF_LID_DISCOVERY, 0, 3 * 1024, &buf)));
-	nvmf_disc_hdr h;
+	ASSERT_EQ(0, Status(GetLog(d, NVME_LID_DISCOVERY, 0, 3 * 1024, &buf)));
+	nvme_disc_hdr h;
 	memcpy(&h, buf.data(), sizeof(h));
 	EXPECT_EQ(4u, h.numrec); // kOpen and kOther, 2 addresses each
 	EXPECT_STREQ(kOpen, (const char *)buf.data() + 1024 + 256);
@@ -254,26 +254,26 @@ TEST_F(NvmfAdmin, DiscoveryLogShowsOnlyAllowedSubsystems)
 TEST_F(NvmfAdmin, LogPageErrors)
 {
 	std::vector<uint8_t> buf;
-	nvmf_req r = GetLog(admin_, NVMF_LID_DISCOVERY, 0, 1024, &buf);
-	EXPECT_EQ(NVMF_SC_INVALID_LOG_PAGE, Sc(r));
-	EXPECT_EQ(NVMF_SC_INVALID_LOG_PAGE,
+	nvmf_req r = GetLog(admin_, NVME_LID_DISCOVERY, 0, 1024, &buf);
+	EXPECT_EQ(NVME_SC_INVALID_LOG_PAGE, Sc(r));
+	EXPECT_EQ(NVME_SC_INVALID_LOG_PAGE,
 		  Sc(GetLog(admin_, 0x03, 0, 512, &buf))); // firmware slot
-	EXPECT_EQ(NVMF_SC_INVALID_LOG_PAGE,
+	EXPECT_EQ(NVME_SC_INVALID_LOG_PAGE,
 		  Sc(GetLog(admin_, 0xC0, 0, 512, &buf)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(GetLog(admin_, NVMF_LID_SMART, 0, 512, &buf, false, 1)));
-	EXPECT_EQ(0, Status(GetLog(admin_, NVMF_LID_SMART, 0, 512, &buf, false,
-				   NVMF_NSID_ALL)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(GetLog(admin_, NVMF_LID_SMART, 516, 4, &buf)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(GetLog(admin_, NVME_LID_SMART, 0, 512, &buf, false, 1)));
+	EXPECT_EQ(0, Status(GetLog(admin_, NVME_LID_SMART, 0, 512, &buf, false,
+				   NVME_NSID_ALL)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(GetLog(admin_, NVME_LID_SMART, 516, 4, &buf)));
 	// Above MDTS (128 KiB).
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(GetLog(admin_, NVMF_LID_CHANGED_NS,
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(GetLog(admin_, NVME_LID_CHANGED_NS,
 						   0, 128 * 1024 + 4, &buf)));
 	// NUMDU carries the high bits.
-	Capsule c = Cmd(NVMF_ADM_GET_LOG_PAGE, 53);
-	c.sqe.cdw10 = NVMF_LID_SMART;
+	Capsule c = Cmd(NVME_ADM_GET_LOG_PAGE, 53);
+	c.sqe.cdw10 = NVME_LID_SMART;
 	c.sqe.cdw11 = 1; // NUMD = 65536 dwords
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(Exec(admin_, c)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(Exec(admin_, c)));
 }
 
 TEST_F(NvmfAdmin, ErrorLogNewestFirst)
@@ -281,34 +281,34 @@ TEST_F(NvmfAdmin, ErrorLogNewestFirst)
 	std::vector<uint8_t> buf;
 	// Three failing commands.
 	Exec(admin_, Cmd(0x99, 70));
-	Exec(admin_, Cmd(NVMF_ADM_FORMAT_NVM, 71));
-	Identify(admin_, NVMF_CNS_NS, 1025, &buf);
-	ASSERT_EQ(0, Status(GetLog(admin_, NVMF_LID_ERROR, 0, 4 * 64, &buf)));
-	nvmf_error_log e[4];
+	Exec(admin_, Cmd(NVME_ADM_FORMAT_NVM, 71));
+	Identify(admin_, NVME_CNS_NS, 1025, &buf);
+	ASSERT_EQ(0, Status(GetLog(admin_, NVME_LID_ERROR, 0, 4 * 64, &buf)));
+	nvme_error_log e[4];
 	memcpy(e, buf.data(), sizeof(e));
 	EXPECT_EQ(3u, e[0].error_count);
 	EXPECT_EQ(50, e[0].cid); // Identify
 	EXPECT_EQ(1025u, e[0].nsid);
-	EXPECT_EQ(NVMF_SC_INVALID_NS, (e[0].status >> 1) & 0xFF);
+	EXPECT_EQ(NVME_SC_INVALID_NS, (e[0].status >> 1) & 0xFF);
 	EXPECT_EQ(0, e[0].sqid);
-	EXPECT_EQ(NVMF_TRTYPE_RDMA, e[0].trtype);
+	EXPECT_EQ(NVME_TRTYPE_RDMA, e[0].trtype);
 	EXPECT_EQ(0xFFFF, e[0].param_loc);
 	EXPECT_EQ(2u, e[1].error_count);
 	EXPECT_EQ(71, e[1].cid);
 	EXPECT_EQ(1u, e[2].error_count);
 	EXPECT_EQ(70, e[2].cid);
-	EXPECT_EQ(NVMF_SC_INVALID_OPCODE, (e[2].status >> 1) & 0xFF);
+	EXPECT_EQ(NVME_SC_INVALID_OPCODE, (e[2].status >> 1) & 0xFF);
 	EXPECT_EQ(0u, e[3].error_count);
 	// The ring keeps the newest 16.
 	for (int i = 0; i < 20; i++)
 		Exec(admin_, Cmd(0x99, (uint16_t)(100 + i)));
-	ASSERT_EQ(0, Status(GetLog(admin_, NVMF_LID_ERROR, 0, 16 * 64, &buf)));
+	ASSERT_EQ(0, Status(GetLog(admin_, NVME_LID_ERROR, 0, 16 * 64, &buf)));
 	memcpy(e, buf.data(), sizeof(e[0]));
 	EXPECT_EQ(23u, e[0].error_count);
 	memcpy(e, buf.data() + 15 * 64, sizeof(e[0]));
 	EXPECT_EQ(8u, e[0].error_count);
-	ASSERT_EQ(0, Status(GetLog(admin_, NVMF_LID_SMART, 0, 512, &buf)));
-	nvmf_smart_log s;
+	ASSERT_EQ(0, Status(GetLog(admin_, NVME_LID_SMART, 0, 512, &buf)));
+	nvme_smart_log s;
 	memcpy(&s, buf.data(), sizeof(s));
 	EXPECT_EQ(23u, s.num_err_log_entries[0]);
 	EXPECT_EQ(293, s.temperature);
@@ -318,13 +318,13 @@ TEST_F(NvmfAdmin, ErrorLogNewestFirst)
 TEST_F(NvmfAdmin, UnsupportedAdminCommandsAreInvalidOpcode)
 {
 	const uint8_t opcodes[] = {
-		NVMF_ADM_DELETE_SQ,
-		NVMF_ADM_CREATE_SQ,
-		NVMF_ADM_DELETE_CQ,
-		NVMF_ADM_CREATE_CQ,
-		NVMF_ADM_DOORBELL_BUF,
-		NVMF_ADM_FORMAT_NVM,
-		NVMF_ADM_SECURITY_SEND,
+		NVME_ADM_DELETE_SQ,
+		NVME_ADM_CREATE_SQ,
+		NVME_ADM_DELETE_CQ,
+		NVME_ADM_CREATE_CQ,
+		NVME_ADM_DOORBELL_BUF,
+		NVME_ADM_FORMAT_NVM,
+		NVME_ADM_SECURITY_SEND,
 		0x0D,
 		0x10,
 		0x11,
@@ -337,47 +337,47 @@ TEST_F(NvmfAdmin, UnsupportedAdminCommandsAreInvalidOpcode)
 	};
 	for (uint8_t opc : opcodes) {
 		nvmf_req r = Exec(admin_, Cmd(opc, 80));
-		EXPECT_EQ(NVMF_SCT_GENERIC, Sct(r)) << (int)opc;
-		EXPECT_EQ(NVMF_SC_INVALID_OPCODE, Sc(r)) << (int)opc;
+		EXPECT_EQ(NVME_SCT_GENERIC, Sct(r)) << (int)opc;
+		EXPECT_EQ(NVME_SC_INVALID_OPCODE, Sc(r)) << (int)opc;
 		EXPECT_TRUE(Dnr(r));
 	}
 }
 
 TEST_F(NvmfAdmin, Features)
 {
-	nvmf_req r = Feature(admin_, false, NVMF_FEAT_NUM_QUEUES);
+	nvmf_req r = Feature(admin_, false, NVME_FEAT_NUM_QUEUES);
 	ASSERT_EQ(0, Status(r));
 	EXPECT_EQ(0x00030003u, r.rsp.result); // io-queues 4, 0's based
-	r = Feature(admin_, true, NVMF_FEAT_NUM_QUEUES, 0x00050001);
+	r = Feature(admin_, true, NVME_FEAT_NUM_QUEUES, 0x00050001);
 	ASSERT_EQ(0, Status(r));
 	EXPECT_EQ(0x00030001u, r.rsp.result); // min(requested, 3)
 	EXPECT_EQ(0x00030001u,
-		  Feature(admin_, false, NVMF_FEAT_NUM_QUEUES).rsp.result);
+		  Feature(admin_, false, NVME_FEAT_NUM_QUEUES).rsp.result);
 	EXPECT_EQ(0x00030003u,
-		  Feature(admin_, false, NVMF_FEAT_NUM_QUEUES | 1u << 8)
+		  Feature(admin_, false, NVME_FEAT_NUM_QUEUES | 1u << 8)
 			  .rsp.result); // default
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(Feature(admin_, true, NVMF_FEAT_NUM_QUEUES, 0xFFFF)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(Feature(admin_, true, NVMF_FEAT_NUM_QUEUES, 0xFFFF0000)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(Feature(admin_, true, NVME_FEAT_NUM_QUEUES, 0xFFFF)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(Feature(admin_, true, NVME_FEAT_NUM_QUEUES, 0xFFFF0000)));
 
-	r = Feature(admin_, true, NVMF_FEAT_ASYNC_EVENT, 0xFFFFFFFF);
+	r = Feature(admin_, true, NVME_FEAT_ASYNC_EVENT, 0xFFFFFFFF);
 	ASSERT_EQ(0, Status(r));
-	EXPECT_EQ(NVMF_OAES_NS_ATTR,
-		  Feature(admin_, false, NVMF_FEAT_ASYNC_EVENT).rsp.result);
+	EXPECT_EQ(NVME_OAES_NS_ATTR,
+		  Feature(admin_, false, NVME_FEAT_ASYNC_EVENT).rsp.result);
 
-	ASSERT_EQ(0, Status(Feature(admin_, true, NVMF_FEAT_KATO, 1500)));
-	EXPECT_EQ(2000u, Feature(admin_, false, NVMF_FEAT_KATO).rsp.result);
-	EXPECT_EQ(NVMF_FEAT_CAP_CHANGEABLE,
-		  Feature(admin_, false, NVMF_FEAT_KATO | 3u << 8).rsp.result);
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(Feature(admin_, false, NVMF_FEAT_KATO | 4u << 8)));
+	ASSERT_EQ(0, Status(Feature(admin_, true, NVME_FEAT_KATO, 1500)));
+	EXPECT_EQ(2000u, Feature(admin_, false, NVME_FEAT_KATO).rsp.result);
+	EXPECT_EQ(NVME_FEAT_CAP_CHANGEABLE,
+		  Feature(admin_, false, NVME_FEAT_KATO | 3u << 8).rsp.result);
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(Feature(admin_, false, NVME_FEAT_KATO | 4u << 8)));
 
-	r = Feature(admin_, true, NVMF_FEAT_KATO | NVMF_FEAT_SAVE, 1000);
-	EXPECT_EQ(NVMF_SCT_CMD, Sct(r));
-	EXPECT_EQ(NVMF_SC_FEAT_NOT_SAVEABLE, Sc(r));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(Feature(admin_, true, 0x06, 1)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(Feature(admin_, false, 0x02)));
+	r = Feature(admin_, true, NVME_FEAT_KATO | NVME_FEAT_SAVE, 1000);
+	EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+	EXPECT_EQ(NVME_SC_FEAT_NOT_SAVEABLE, Sc(r));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(Feature(admin_, true, 0x06, 1)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(Feature(admin_, false, 0x02)));
 }
 
 TEST_F(NvmfAdmin, KeepAliveExpiryTearsTheControllerDown)
@@ -388,7 +388,7 @@ TEST_F(NvmfAdmin, KeepAliveExpiryTearsTheControllerDown)
 	nvmf_queue *io = Io(1, cntlid);
 	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 19999));
 	fake_.now = 14000;
-	EXPECT_EQ(0, Status(Exec(admin, Cmd(NVMF_ADM_KEEP_ALIVE, 90))));
+	EXPECT_EQ(0, Status(Exec(admin, Cmd(NVME_ADM_KEEP_ALIVE, 90))));
 	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 23999)); // 2 x KATO
 	EXPECT_TRUE(fake_.killed.empty());
 	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 24000));
@@ -401,7 +401,7 @@ TEST_F(NvmfAdmin, KeepAliveExpiryTearsTheControllerDown)
 	// The dead controller takes no more I/O queues; its queues fail.
 	EXPECT_EQ(-ENOENT, nvmf_tgt_check_cntlid(tgt_, 2, cntlid));
 	Slot s;
-	EXPECT_EQ(NVMF_ACT_DROP, Run(io, &s, Cmd(NVMF_IO_FLUSH, 1, 1)));
+	EXPECT_EQ(NVMF_ACT_DROP, Run(io, &s, Cmd(NVME_IO_FLUSH, 1, 1)));
 	DestroyQueue(io);
 	DestroyQueue(admin);
 	EXPECT_EQ(1u, Stats().ctrls); // admin_'s
@@ -416,14 +416,14 @@ TEST_F(NvmfAdmin, AdminAndConnectCommandsRestartTheTimerIoCommandsDoNot)
 	nvmf_queue *admin = Admin(kSub, &cntlid, 5000); // KATO 5 s
 	fake_.now = 14000;
 	std::vector<uint8_t> buf;
-	EXPECT_EQ(0, Status(Identify(admin, NVMF_CNS_CTRL, 0, &buf)));
+	EXPECT_EQ(0, Status(Identify(admin, NVME_CNS_CTRL, 0, &buf)));
 	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 23999)); // 2 x KATO after it
 	fake_.now = 18000;
 	nvmf_queue *io = Io(1, cntlid);
 	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 27999));
 	fake_.now = 22000;
 	Slot s;
-	EXPECT_EQ(NVMF_ACT_RESPOND, Run(io, &s, Cmd(NVMF_IO_FLUSH, 1, 1)));
+	EXPECT_EQ(NVMF_ACT_RESPOND, Run(io, &s, Cmd(NVME_IO_FLUSH, 1, 1)));
 	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 28000));
 	EXPECT_TRUE(fake_.WasKilled(admin));
 	EXPECT_TRUE(fake_.WasKilled(io));
@@ -437,27 +437,27 @@ TEST_F(NvmfAdmin, KeepAliveTimerFeatureRestartsTheTimer)
 	uint16_t cntlid;
 	nvmf_queue *admin = Admin(kSub, &cntlid, 0);
 	fake_.now = 100000;
-	ASSERT_EQ(0, Status(Feature(admin, true, NVMF_FEAT_KATO, 3000)));
+	ASSERT_EQ(0, Status(Feature(admin, true, NVME_FEAT_KATO, 3000)));
 	EXPECT_EQ(0, nvmf_tgt_kato_scan(tgt_, 105999));
 	EXPECT_EQ(1, nvmf_tgt_kato_scan(tgt_, 106000));
 	EXPECT_TRUE(fake_.WasKilled(admin));
 	EXPECT_FALSE(fake_.WasKilled(admin_));
 	// The killed queue answers nothing more.
 	Slot s;
-	EXPECT_EQ(NVMF_ACT_DROP, Run(admin, &s, Cmd(NVMF_ADM_KEEP_ALIVE, 1)));
+	EXPECT_EQ(NVMF_ACT_DROP, Run(admin, &s, Cmd(NVME_ADM_KEEP_ALIVE, 1)));
 }
 
 TEST_F(NvmfAdmin, AsyncEventHeldUntilANamespaceChanges)
 {
-	ASSERT_EQ(0, Status(Feature(admin_, true, NVMF_FEAT_ASYNC_EVENT,
-				    NVMF_OAES_NS_ATTR)));
+	ASSERT_EQ(0, Status(Feature(admin_, true, NVME_FEAT_ASYNC_EVENT,
+				    NVME_OAES_NS_ATTR)));
 	Slot aer;
 	ASSERT_EQ(NVMF_ACT_HOLD,
-		  Run(admin_, &aer, Cmd(NVMF_ADM_ASYNC_EVENT, 100)));
+		  Run(admin_, &aer, Cmd(NVME_ADM_ASYNC_EVENT, 100)));
 	EXPECT_EQ(1u, Stats().held);
 	EXPECT_EQ(1u, nvmf_queue_inflight(admin_));
 	// Other commands keep flowing around it.
-	EXPECT_EQ(0, Status(Exec(admin_, Cmd(NVMF_ADM_KEEP_ALIVE, 101))));
+	EXPECT_EQ(0, Status(Exec(admin_, Cmd(NVME_ADM_KEEP_ALIVE, 101))));
 	EXPECT_TRUE(fake_.ready.empty());
 
 	ASSERT_EQ(0, nvmf_tgt_ns_add_ram(tgt_, kSub, 9, 1 << 20, 512));
@@ -474,11 +474,11 @@ TEST_F(NvmfAdmin, AsyncEventHeldUntilANamespaceChanges)
 	// Masked until the log is read; the list accumulates meanwhile.
 	Slot aer2;
 	ASSERT_EQ(NVMF_ACT_HOLD,
-		  Run(admin_, &aer2, Cmd(NVMF_ADM_ASYNC_EVENT, 102)));
+		  Run(admin_, &aer2, Cmd(NVME_ADM_ASYNC_EVENT, 102)));
 	ASSERT_EQ(0, nvmf_tgt_ns_remove(tgt_, kSub, 2));
 	EXPECT_EQ(1u, fake_.ready.size());
 	std::vector<uint8_t> buf;
-	ASSERT_EQ(0, Status(GetLog(admin_, NVMF_LID_CHANGED_NS, 0, 4096, &buf,
+	ASSERT_EQ(0, Status(GetLog(admin_, NVME_LID_CHANGED_NS, 0, 4096, &buf,
 				   true)));
 	uint32_t ids[3];
 	memcpy(ids, buf.data(), sizeof(ids));
@@ -486,10 +486,10 @@ TEST_F(NvmfAdmin, AsyncEventHeldUntilANamespaceChanges)
 	EXPECT_EQ(2u, ids[1]);
 	EXPECT_EQ(0u, ids[2]);
 	// RAE set: nothing cleared; RAE clear: cleared and re-armed.
-	ASSERT_EQ(0, Status(GetLog(admin_, NVMF_LID_CHANGED_NS, 0, 8, &buf)));
+	ASSERT_EQ(0, Status(GetLog(admin_, NVME_LID_CHANGED_NS, 0, 8, &buf)));
 	memcpy(ids, buf.data(), 8);
 	EXPECT_EQ(9u, ids[0]);
-	ASSERT_EQ(0, Status(GetLog(admin_, NVMF_LID_CHANGED_NS, 0, 8, &buf)));
+	ASSERT_EQ(0, Status(GetLog(admin_, NVME_LID_CHANGED_NS, 0, 8, &buf)));
 	memcpy(ids, buf.data(), 8);
 	EXPECT_EQ(0u, ids[0]);
 	ASSERT_EQ(0, nvmf_tgt_ns_set_ready(tgt_, kSub, 1, true)); // no event
@@ -501,7 +501,7 @@ TEST_F(NvmfAdmin, AsyncEventHeldUntilANamespaceChanges)
 	EXPECT_EQ(0u, nvmf_queue_inflight(admin_));
 
 	// Identify reflects the changes.
-	ASSERT_EQ(0, Status(Identify(admin_, NVMF_CNS_ACTIVE_NSL, 0, &buf)));
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_ACTIVE_NSL, 0, &buf)));
 	memcpy(ids, buf.data(), sizeof(ids));
 	EXPECT_EQ(1u, ids[0]);
 	EXPECT_EQ(0u, ids[1]);
@@ -510,27 +510,27 @@ TEST_F(NvmfAdmin, AsyncEventHeldUntilANamespaceChanges)
 	EXPECT_EQ(-ENOENT,
 		  nvmf_tgt_ns_add_ram(tgt_, "nqn.2024-01.x:y", 3, 4096, 512));
 	EXPECT_EQ(-ENOENT,
-		  nvmf_tgt_ns_add_ram(tgt_, NVMF_DISC_NQN, 3, 4096, 512));
+		  nvmf_tgt_ns_add_ram(tgt_, NVME_DISC_NQN, 3, 4096, 512));
 	EXPECT_EQ(-EINVAL, nvmf_tgt_ns_add_ram(tgt_, kSub, 0, 4096, 512));
 	EXPECT_EQ(-EINVAL, nvmf_tgt_ns_add_ram(tgt_, kSub, 3, 1000, 512));
 }
 
 TEST_F(NvmfAdmin, PendingNoticeCompletesTheNextAerAtOnce)
 {
-	Feature(admin_, true, NVMF_FEAT_ASYNC_EVENT, NVMF_OAES_NS_ATTR);
+	Feature(admin_, true, NVME_FEAT_ASYNC_EVENT, NVME_OAES_NS_ATTR);
 	ASSERT_EQ(0, nvmf_tgt_ns_remove(tgt_, kSub, 1));
 	EXPECT_TRUE(fake_.ready.empty());
-	nvmf_req r = Exec(admin_, Cmd(NVMF_ADM_ASYNC_EVENT, 110));
+	nvmf_req r = Exec(admin_, Cmd(NVME_ADM_ASYNC_EVENT, 110));
 	EXPECT_EQ(0, Status(r));
 	EXPECT_EQ(0x040002u, r.rsp.result);
 	// Without the configuration bit no notice is raised.
-	Feature(admin_, true, NVMF_FEAT_ASYNC_EVENT, 0);
+	Feature(admin_, true, NVME_FEAT_ASYNC_EVENT, 0);
 	std::vector<uint8_t> buf;
-	GetLog(admin_, NVMF_LID_CHANGED_NS, 0, 8, &buf);
+	GetLog(admin_, NVME_LID_CHANGED_NS, 0, 8, &buf);
 	ASSERT_EQ(0, nvmf_tgt_ns_remove(tgt_, kSub, 2));
 	Slot aer;
 	EXPECT_EQ(NVMF_ACT_HOLD,
-		  Run(admin_, &aer, Cmd(NVMF_ADM_ASYNC_EVENT, 111)));
+		  Run(admin_, &aer, Cmd(NVME_ADM_ASYNC_EVENT, 111)));
 	EXPECT_TRUE(fake_.ready.empty());
 	// TearDown destroys the admin queue with the AER still held.
 }
@@ -541,15 +541,15 @@ TEST_F(NvmfAdmin, AerLimitAndAbort)
 	for (uint16_t i = 0; i < 4; i++) // AERL 3: four outstanding
 		ASSERT_EQ(NVMF_ACT_HOLD,
 			  Run(admin_, &aers[i],
-			      Cmd(NVMF_ADM_ASYNC_EVENT, (uint16_t)(200 + i))));
+			      Cmd(NVME_ADM_ASYNC_EVENT, (uint16_t)(200 + i))));
 	ASSERT_EQ(NVMF_ACT_RESPOND,
-		  Run(admin_, &aers[4], Cmd(NVMF_ADM_ASYNC_EVENT, 204)));
-	EXPECT_EQ(NVMF_SCT_CMD, Sct(aers[4].req));
-	EXPECT_EQ(NVMF_SC_AER_LIMIT, Sc(aers[4].req));
+		  Run(admin_, &aers[4], Cmd(NVME_ADM_ASYNC_EVENT, 204)));
+	EXPECT_EQ(NVME_SCT_CMD, Sct(aers[4].req));
+	EXPECT_EQ(NVME_SC_AER_LIMIT, Sc(aers[4].req));
 	EXPECT_EQ(4u, Stats().held);
 
 	// Abort the second one.
-	Capsule ab = Cmd(NVMF_ADM_ABORT, 210);
+	Capsule ab = Cmd(NVME_ADM_ABORT, 210);
 	ab.sqe.cdw10 = 0u | 201u << 16;
 	nvmf_req r = Exec(admin_, ab);
 	EXPECT_EQ(0, Status(r));
@@ -557,7 +557,7 @@ TEST_F(NvmfAdmin, AerLimitAndAbort)
 	ASSERT_EQ(1u, fake_.ready.size());
 	EXPECT_EQ(&aers[1].req, fake_.ready[0].second);
 	EXPECT_EQ(NVMF_ACT_RESPOND, nvmf_req_resume(admin_, &aers[1].req));
-	EXPECT_EQ(NVMF_SC_ABORT_REQ, Sc(aers[1].req));
+	EXPECT_EQ(NVME_SC_ABORT_REQ, Sc(aers[1].req));
 	EXPECT_EQ(201, aers[1].req.rsp.cid);
 	// Unknown CID or another queue: not aborted.
 	ab.sqe.cdw10 = 0u | 999u << 16;
@@ -569,7 +569,7 @@ TEST_F(NvmfAdmin, AerLimitAndAbort)
 	EXPECT_EQ(2u, Stats().held);
 	EXPECT_EQ(2u, nvmf_queue_inflight(admin_));
 	// A namespace event now goes to the oldest remaining (CID 202).
-	Feature(admin_, true, NVMF_FEAT_ASYNC_EVENT, NVMF_OAES_NS_ATTR);
+	Feature(admin_, true, NVME_FEAT_ASYNC_EVENT, NVME_OAES_NS_ATTR);
 	ASSERT_EQ(0, nvmf_tgt_ns_add_ram(tgt_, kSub, 5, 4096, 512));
 	ASSERT_EQ(2u, fake_.ready.size());
 	EXPECT_EQ(&aers[2].req, fake_.ready[1].second);

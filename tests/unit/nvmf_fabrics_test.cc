@@ -19,8 +19,8 @@ class NvmfFabrics : public NvmfTest
 				uint16_t ipo)
 	{
 		nvmf_req r = Exec(q, c);
-		EXPECT_EQ(NVMF_SCT_CMD, Sct(r));
-		EXPECT_EQ(NVMF_SC_CONNECT_INVALID_PARAM, Sc(r));
+		EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+		EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM, Sc(r));
 		EXPECT_TRUE(Dnr(r));
 		EXPECT_EQ(ipo, r.rsp.result & 0xFFFF);
 		EXPECT_EQ(iattr, (r.rsp.result >> 16) & 0xFF);
@@ -31,22 +31,22 @@ class NvmfFabrics : public NvmfTest
 TEST_F(NvmfFabrics, AdminConnectCreatesAController)
 {
 	nvmf_queue *q = NewQueue(0, 32);
-	nvmf_req r = Connect(q, 0, 31, kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	nvmf_req r = Connect(q, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC);
 	ASSERT_EQ(0, Status(r));
 	uint16_t cntlid = (uint16_t)r.rsp.result;
-	EXPECT_GE(cntlid, NVMF_CNTLID_MIN);
-	EXPECT_LE(cntlid, NVMF_CNTLID_MAX);
+	EXPECT_GE(cntlid, NVME_CNTLID_MIN);
+	EXPECT_LE(cntlid, NVME_CNTLID_MAX);
 	EXPECT_EQ(cntlid, nvmf_queue_cntlid(q));
 	EXPECT_EQ(0, r.rsp.sqid);
 	EXPECT_EQ(1, r.rsp.sqhd);
 	EXPECT_EQ(1u, Stats().ctrls);
 	EXPECT_EQ(1u, Stats().ctrls_created);
 	// A second Connect on the same queue is a sequence error.
-	r = Connect(q, 0, 31, kSub, kHost, NVMF_CNTLID_DYNAMIC);
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR, Sc(r));
+	r = Connect(q, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC);
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR, Sc(r));
 	// Another admin queue gets another controller.
 	nvmf_queue *q2 = NewQueue(0, 32);
-	r = Connect(q2, 0, 31, kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	r = Connect(q2, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC);
 	ASSERT_EQ(0, Status(r));
 	EXPECT_NE(cntlid, (uint16_t)r.rsp.result);
 	EXPECT_EQ(2u, Stats().ctrls);
@@ -55,7 +55,7 @@ TEST_F(NvmfFabrics, AdminConnectCreatesAController)
 TEST_F(NvmfFabrics, ConnectDataInCapsule)
 {
 	nvmf_queue *q = NewQueue(0, 32);
-	nvmf_connect_data d = ConnectData(kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	nvme_connect_data d = ConnectData(kSub, kHost, NVME_CNTLID_DYNAMIC);
 	Capsule c = ConnectCmd(0, 31, 0, &d);
 	c.icd.resize(sizeof(d));
 	memcpy(c.icd.data(), &d, sizeof(d));
@@ -69,43 +69,43 @@ TEST_F(NvmfFabrics, ConnectDataInCapsule)
 TEST_F(NvmfFabrics, OnlyConnectBeforeConnect)
 {
 	nvmf_queue *q = NewQueue(0, 32);
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR,
-		  Sc(Exec(q, Cmd(NVMF_ADM_IDENTIFY, 1))));
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR,
-		  Sc(PropGet(q, NVMF_PROP_CAP, NVMF_PROP_SIZE_8)));
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR,
-		  Sc(Exec(q, Fabrics(NVMF_FCTYPE_DISCONNECT, 3))));
-	EXPECT_EQ(NVMF_SC_INVALID_OPCODE,
-		  Sc(Exec(q, Fabrics(NVMF_FCTYPE_AUTH_SEND, 4))));
-	EXPECT_EQ(NVMF_SC_INVALID_OPCODE, Sc(Exec(q, Fabrics(0x7F, 5))));
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR,
+		  Sc(Exec(q, Cmd(NVME_ADM_IDENTIFY, 1))));
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR,
+		  Sc(PropGet(q, NVME_PROP_CAP, NVME_PROP_SIZE_8)));
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR,
+		  Sc(Exec(q, Fabrics(NVME_FCTYPE_DISCONNECT, 3))));
+	EXPECT_EQ(NVME_SC_INVALID_OPCODE,
+		  Sc(Exec(q, Fabrics(NVME_FCTYPE_AUTH_SEND, 4))));
+	EXPECT_EQ(NVME_SC_INVALID_OPCODE, Sc(Exec(q, Fabrics(0x7F, 5))));
 }
 
 TEST_F(NvmfFabrics, ConnectCommandFieldErrors)
 {
 	nvmf_queue *q = NewQueue(0, 32);
-	nvmf_connect_data d = ConnectData(kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	nvme_connect_data d = ConnectData(kSub, kHost, NVME_CNTLID_DYNAMIC);
 	Capsule c = ConnectCmd(0, 31, 0, &d);
-	nvmf_connect_cmd cc;
+	nvme_connect_cmd cc;
 
 	memcpy(&cc, &c.sqe, sizeof(cc));
 	cc.recfmt = 1;
 	memcpy(&c.sqe, &cc, sizeof(cc));
 	nvmf_req r = Exec(q, c);
-	EXPECT_EQ(NVMF_SCT_CMD, Sct(r));
-	EXPECT_EQ(NVMF_SC_CONNECT_INCOMPAT_FMT, Sc(r));
+	EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+	EXPECT_EQ(NVME_SC_CONNECT_INCOMPAT_FMT, Sc(r));
 
 	// QID other than the one the CM private data carried.
-	ExpectInvalidParam(q, ConnectCmd(1, 31, 0, &d), NVMF_CONNECT_IATTR_CMD,
-			   NVMF_IPO_CMD_QID);
+	ExpectInvalidParam(q, ConnectCmd(1, 31, 0, &d), NVME_CONNECT_IATTR_CMD,
+			   NVME_IPO_CMD_QID);
 	// SQSIZE 0, or larger than the negotiated queue.
-	ExpectInvalidParam(q, ConnectCmd(0, 0, 0, &d), NVMF_CONNECT_IATTR_CMD,
-			   NVMF_IPO_CMD_SQSIZE);
-	ExpectInvalidParam(q, ConnectCmd(0, 32, 0, &d), NVMF_CONNECT_IATTR_CMD,
-			   NVMF_IPO_CMD_SQSIZE);
+	ExpectInvalidParam(q, ConnectCmd(0, 0, 0, &d), NVME_CONNECT_IATTR_CMD,
+			   NVME_IPO_CMD_SQSIZE);
+	ExpectInvalidParam(q, ConnectCmd(0, 32, 0, &d), NVME_CONNECT_IATTR_CMD,
+			   NVME_IPO_CMD_SQSIZE);
 	// Short keyed SGL for the 1024 bytes of data.
 	c = ConnectCmd(0, 31, 0, &d);
 	SetKeyed(&c.sqe, &d, 1000);
-	EXPECT_EQ(NVMF_SC_SGL_INVALID_DLEN, Sc(Exec(q, c)));
+	EXPECT_EQ(NVME_SC_SGL_INVALID_DLEN, Sc(Exec(q, c)));
 	EXPECT_EQ(5u, Stats().connects_failed);
 	// A smaller SQ than negotiated is fine.
 	EXPECT_EQ(0, Status(Exec(q, ConnectCmd(0, 15, 0, &d))));
@@ -114,23 +114,23 @@ TEST_F(NvmfFabrics, ConnectCommandFieldErrors)
 TEST_F(NvmfFabrics, ConnectDataErrors)
 {
 	nvmf_queue *q = NewQueue(0, 32);
-	nvmf_connect_data d = ConnectData("nqn.2024-01.io.wharf:nope", kHost,
-					  NVMF_CNTLID_DYNAMIC);
-	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVMF_CONNECT_IATTR_DATA,
+	nvme_connect_data d = ConnectData("nqn.2024-01.io.wharf:nope", kHost,
+					  NVME_CNTLID_DYNAMIC);
+	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVME_CONNECT_IATTR_DATA,
 			   256);
-	d = ConnectData(kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	d = ConnectData(kSub, kHost, NVME_CNTLID_DYNAMIC);
 	memset(d.subnqn, 'n', sizeof(d.subnqn)); // no NUL
-	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVMF_CONNECT_IATTR_DATA,
+	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVME_CONNECT_IATTR_DATA,
 			   256);
-	d = ConnectData(kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	d = ConnectData(kSub, kHost, NVME_CNTLID_DYNAMIC);
 	memset(d.hostnqn, 'h', sizeof(d.hostnqn)); // no NUL
-	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVMF_CONNECT_IATTR_DATA,
+	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVME_CONNECT_IATTR_DATA,
 			   512);
-	d = ConnectData(kSub, "host-without-nqn-format", NVMF_CNTLID_DYNAMIC);
-	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVMF_CONNECT_IATTR_DATA,
+	d = ConnectData(kSub, "host-without-nqn-format", NVME_CNTLID_DYNAMIC);
+	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVME_CONNECT_IATTR_DATA,
 			   512);
 	d = ConnectData(kSub, kHost, 5); // static model not offered
-	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVMF_CONNECT_IATTR_DATA,
+	ExpectInvalidParam(q, ConnectCmd(0, 31, 0, &d), NVME_CONNECT_IATTR_DATA,
 			   16);
 	EXPECT_EQ(0u, Stats().ctrls);
 }
@@ -138,19 +138,19 @@ TEST_F(NvmfFabrics, ConnectDataErrors)
 TEST_F(NvmfFabrics, HostNotOnTheAllowListIsRefused)
 {
 	nvmf_queue *q = NewQueue(0, 32);
-	nvmf_req r = Connect(q, 0, 31, kSub, kStranger, NVMF_CNTLID_DYNAMIC);
-	EXPECT_EQ(NVMF_SCT_CMD, Sct(r));
-	EXPECT_EQ(NVMF_SC_CONNECT_INVALID_HOST, Sc(r));
+	nvmf_req r = Connect(q, 0, 31, kSub, kStranger, NVME_CNTLID_DYNAMIC);
+	EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_HOST, Sc(r));
 	EXPECT_TRUE(Dnr(r));
 	EXPECT_EQ(512u, r.rsp.result & 0xFFFF);
-	EXPECT_EQ(NVMF_CONNECT_IATTR_DATA, (r.rsp.result >> 16) & 0xFF);
+	EXPECT_EQ(NVME_CONNECT_IATTR_DATA, (r.rsp.result >> 16) & 0xFF);
 	EXPECT_EQ(0u, Stats().ctrls);
 	// allow-any-host lets it in; the discovery subsystem always does.
 	EXPECT_EQ(0, Status(Connect(q, 0, 31, kOpen, kStranger,
-				    NVMF_CNTLID_DYNAMIC)));
+				    NVME_CNTLID_DYNAMIC)));
 	nvmf_queue *d = NewQueue(0, 32);
-	EXPECT_EQ(0, Status(Connect(d, 0, 31, NVMF_DISC_NQN, kStranger,
-				    NVMF_CNTLID_DYNAMIC)));
+	EXPECT_EQ(0, Status(Connect(d, 0, 31, NVME_DISC_NQN, kStranger,
+				    NVME_CNTLID_DYNAMIC)));
 }
 
 TEST_F(NvmfFabrics, IoConnectJoinsItsController)
@@ -170,8 +170,8 @@ TEST_F(NvmfFabrics, IoConnectJoinsItsController)
 	// The same qid twice is busy.
 	nvmf_queue *dup = NewQueue(2, 64);
 	r = Connect(dup, 2, 63, kSub, kHost, cntlid);
-	EXPECT_EQ(NVMF_SCT_CMD, Sct(r));
-	EXPECT_EQ(NVMF_SC_CONNECT_CTRL_BUSY, Sc(r));
+	EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+	EXPECT_EQ(NVME_SC_CONNECT_CTRL_BUSY, Sc(r));
 	(void)admin;
 }
 
@@ -180,102 +180,102 @@ TEST_F(NvmfFabrics, IoConnectErrors)
 	uint16_t cntlid;
 	nvmf_queue *admin = Admin(kSub, &cntlid);
 	nvmf_queue *io = NewQueue(1, 32);
-	nvmf_connect_data d = ConnectData(kSub, kHost, (uint16_t)(cntlid + 1));
+	nvme_connect_data d = ConnectData(kSub, kHost, (uint16_t)(cntlid + 1));
 	ExpectInvalidParam(io, ConnectCmd(1, 31, 0, &d),
-			   NVMF_CONNECT_IATTR_DATA, 16);
+			   NVME_CONNECT_IATTR_DATA, 16);
 	d = ConnectData(kOpen, kHost, cntlid); // another subsystem
 	ExpectInvalidParam(io, ConnectCmd(1, 31, 0, &d),
-			   NVMF_CONNECT_IATTR_DATA, 256);
+			   NVME_CONNECT_IATTR_DATA, 256);
 	d = ConnectData(kSub, kStranger, cntlid); // another host
 	ExpectInvalidParam(io, ConnectCmd(1, 31, 0, &d),
-			   NVMF_CONNECT_IATTR_DATA, 512);
+			   NVME_CONNECT_IATTR_DATA, 512);
 	d = ConnectData(kSub, kHost, cntlid);
 	d.hostid[3] ^= 1; // another host ID
 	ExpectInvalidParam(io, ConnectCmd(1, 31, 0, &d),
-			   NVMF_CONNECT_IATTR_DATA, 0);
+			   NVME_CONNECT_IATTR_DATA, 0);
 	// Fewer queues allocated through Set Features Number of Queues.
-	Capsule sf = Cmd(NVMF_ADM_SET_FEATURES, 20);
-	sf.sqe.cdw10 = NVMF_FEAT_NUM_QUEUES;
+	Capsule sf = Cmd(NVME_ADM_SET_FEATURES, 20);
+	sf.sqe.cdw10 = NVME_FEAT_NUM_QUEUES;
 	sf.sqe.cdw11 = 0; // one I/O queue pair (0's based)
 	EXPECT_EQ(0, Status(Exec(admin, sf)));
 	nvmf_queue *io2 = NewQueue(2, 32);
 	d = ConnectData(kSub, kHost, cntlid);
 	ExpectInvalidParam(io2, ConnectCmd(2, 31, 0, &d),
-			   NVMF_CONNECT_IATTR_CMD, NVMF_IPO_CMD_QID);
+			   NVME_CONNECT_IATTR_CMD, NVME_IPO_CMD_QID);
 	EXPECT_EQ(0, Status(Exec(io, ConnectCmd(1, 31, 0, &d))));
 	// Once an I/O queue exists the count is fixed.
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR, Sc(Exec(admin, sf)));
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR, Sc(Exec(admin, sf)));
 }
 
 TEST_F(NvmfFabrics, IoConnectNeedsAnEnabledController)
 {
 	nvmf_queue *admin = NewQueue(0, 32);
-	nvmf_req r = Connect(admin, 0, 31, kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	nvmf_req r = Connect(admin, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC);
 	uint16_t cntlid = (uint16_t)r.rsp.result;
 	nvmf_queue *io = NewQueue(1, 32);
 	r = Connect(io, 1, 31, kSub, kHost, cntlid);
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR, Sc(r));
-	EXPECT_EQ(0, Status(PropSet(admin, NVMF_PROP_CC, CcEnable())));
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR, Sc(r));
+	EXPECT_EQ(0, Status(PropSet(admin, NVME_PROP_CC, CcEnable())));
 	EXPECT_EQ(0, Status(Connect(io, 1, 31, kSub, kHost, cntlid)));
 }
 
 TEST_F(NvmfFabrics, NoIoQueuesOnTheDiscoveryController)
 {
 	nvmf_queue *admin = NewQueue(0, 32);
-	nvmf_req r = Connect(admin, 0, 31, NVMF_DISC_NQN, kHost,
-			     NVMF_CNTLID_DYNAMIC);
+	nvmf_req r = Connect(admin, 0, 31, NVME_DISC_NQN, kHost,
+			     NVME_CNTLID_DYNAMIC);
 	ASSERT_EQ(0, Status(r));
-	EXPECT_EQ(0, Status(PropSet(admin, NVMF_PROP_CC, CcEnable())));
+	EXPECT_EQ(0, Status(PropSet(admin, NVME_PROP_CC, CcEnable())));
 	nvmf_queue *io = NewQueue(1, 32);
-	nvmf_connect_data d =
-		ConnectData(NVMF_DISC_NQN, kHost, (uint16_t)r.rsp.result);
-	ExpectInvalidParam(io, ConnectCmd(1, 31, 0, &d), NVMF_CONNECT_IATTR_CMD,
-			   NVMF_IPO_CMD_QID);
+	nvme_connect_data d =
+		ConnectData(NVME_DISC_NQN, kHost, (uint16_t)r.rsp.result);
+	ExpectInvalidParam(io, ConnectCmd(1, 31, 0, &d), NVME_CONNECT_IATTR_CMD,
+			   NVME_IPO_CMD_QID);
 }
 
 TEST_F(NvmfFabrics, PropertiesAndEnable)
 {
 	nvmf_queue *q = NewQueue(0, 32);
 	ASSERT_EQ(0,
-		  Status(Connect(q, 0, 31, kSub, kHost, NVMF_CNTLID_DYNAMIC)));
-	nvmf_req r = PropGet(q, NVMF_PROP_CAP, NVMF_PROP_SIZE_8);
+		  Status(Connect(q, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC)));
+	nvmf_req r = PropGet(q, NVME_PROP_CAP, NVME_PROP_SIZE_8);
 	ASSERT_EQ(0, Status(r));
 	EXPECT_EQ(63u, r.rsp.result & 0xFFFF); // queue-depth 64
 	EXPECT_TRUE(r.rsp.result & (1ull << 37));
-	r = PropGet(q, NVMF_PROP_VS, NVMF_PROP_SIZE_4);
+	r = PropGet(q, NVME_PROP_VS, NVME_PROP_SIZE_4);
 	EXPECT_EQ(0x00010300u, r.rsp.result);
-	EXPECT_EQ(0u, PropGet(q, NVMF_PROP_CSTS, 0).rsp.result);
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(PropGet(q, NVMF_PROP_CAP, NVMF_PROP_SIZE_4)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(PropGet(q, NVMF_PROP_CC, NVMF_PROP_SIZE_8)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(PropGet(q, NVMF_PROP_CC, 2)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(PropGet(q, 0x0C, 0)));
+	EXPECT_EQ(0u, PropGet(q, NVME_PROP_CSTS, 0).rsp.result);
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(PropGet(q, NVME_PROP_CAP, NVME_PROP_SIZE_4)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(PropGet(q, NVME_PROP_CC, NVME_PROP_SIZE_8)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(PropGet(q, NVME_PROP_CC, 2)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(PropGet(q, 0x0C, 0)));
 	// Admin commands wait for CC.EN / CSTS.RDY.
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR,
-		  Sc(Exec(q, Cmd(NVMF_ADM_KEEP_ALIVE, 30))));
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR,
+		  Sc(Exec(q, Cmd(NVME_ADM_KEEP_ALIVE, 30))));
 	// Read-only properties, wrong size, bad configuration.
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(PropSet(q, NVMF_PROP_CSTS, 1)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(PropSet(q, NVMF_PROP_CAP, 1)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(PropSet(q, NVMF_PROP_CC, CcEnable(), NVMF_PROP_SIZE_8)));
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD,
-		  Sc(PropSet(q, NVMF_PROP_NSSR, 0x4E564D65)));
-	EXPECT_EQ(0, Status(PropSet(q, NVMF_PROP_CC, NVMF_CC_EN)));
-	EXPECT_EQ(NVMF_CSTS_CFS, PropGet(q, NVMF_PROP_CSTS, 0).rsp.result);
-	EXPECT_EQ(NVMF_SC_CMD_SEQ_ERROR,
-		  Sc(Exec(q, Cmd(NVMF_ADM_KEEP_ALIVE, 31))));
-	EXPECT_EQ(0, Status(PropSet(q, NVMF_PROP_CC, 0)));
-	EXPECT_EQ(0u, PropGet(q, NVMF_PROP_CSTS, 0).rsp.result);
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(PropSet(q, NVME_PROP_CSTS, 1)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(PropSet(q, NVME_PROP_CAP, 1)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(PropSet(q, NVME_PROP_CC, CcEnable(), NVME_PROP_SIZE_8)));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD,
+		  Sc(PropSet(q, NVME_PROP_NSSR, 0x4E564D65)));
+	EXPECT_EQ(0, Status(PropSet(q, NVME_PROP_CC, NVME_CC_EN)));
+	EXPECT_EQ(NVME_CSTS_CFS, PropGet(q, NVME_PROP_CSTS, 0).rsp.result);
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR,
+		  Sc(Exec(q, Cmd(NVME_ADM_KEEP_ALIVE, 31))));
+	EXPECT_EQ(0, Status(PropSet(q, NVME_PROP_CC, 0)));
+	EXPECT_EQ(0u, PropGet(q, NVME_PROP_CSTS, 0).rsp.result);
 	// A good configuration: ready, and admin commands run.
-	EXPECT_EQ(0, Status(PropSet(q, NVMF_PROP_CC, CcEnable())));
-	EXPECT_EQ(NVMF_CSTS_RDY, PropGet(q, NVMF_PROP_CSTS, 0).rsp.result);
-	EXPECT_EQ(CcEnable(), PropGet(q, NVMF_PROP_CC, 0).rsp.result);
-	EXPECT_EQ(0, Status(Exec(q, Cmd(NVMF_ADM_KEEP_ALIVE, 32))));
+	EXPECT_EQ(0, Status(PropSet(q, NVME_PROP_CC, CcEnable())));
+	EXPECT_EQ(NVME_CSTS_RDY, PropGet(q, NVME_PROP_CSTS, 0).rsp.result);
+	EXPECT_EQ(CcEnable(), PropGet(q, NVME_PROP_CC, 0).rsp.result);
+	EXPECT_EQ(0, Status(Exec(q, Cmd(NVME_ADM_KEEP_ALIVE, 32))));
 	// Shutdown completes at once.
-	EXPECT_EQ(0, Status(PropSet(q, NVMF_PROP_CC, CcEnable() | 1u << 14)));
-	EXPECT_EQ(NVMF_CSTS_RDY | NVMF_CSTS_SHST_CMPLT,
-		  PropGet(q, NVMF_PROP_CSTS, 0).rsp.result);
+	EXPECT_EQ(0, Status(PropSet(q, NVME_PROP_CC, CcEnable() | 1u << 14)));
+	EXPECT_EQ(NVME_CSTS_RDY | NVME_CSTS_SHST_CMPLT,
+		  PropGet(q, NVME_PROP_CSTS, 0).rsp.result);
 }
 
 TEST_F(NvmfFabrics, PropertyCommandsOnIoQueuesAreInvalidOpcode)
@@ -283,10 +283,10 @@ TEST_F(NvmfFabrics, PropertyCommandsOnIoQueuesAreInvalidOpcode)
 	uint16_t cntlid;
 	Admin(kSub, &cntlid);
 	nvmf_queue *io = Io(1, cntlid);
-	EXPECT_EQ(NVMF_SC_INVALID_OPCODE,
-		  Sc(PropGet(io, NVMF_PROP_CAP, NVMF_PROP_SIZE_8)));
-	EXPECT_EQ(NVMF_SC_INVALID_OPCODE,
-		  Sc(PropSet(io, NVMF_PROP_CC, CcEnable())));
+	EXPECT_EQ(NVME_SC_INVALID_OPCODE,
+		  Sc(PropGet(io, NVME_PROP_CAP, NVME_PROP_SIZE_8)));
+	EXPECT_EQ(NVME_SC_INVALID_OPCODE,
+		  Sc(PropSet(io, NVME_PROP_CC, CcEnable())));
 }
 
 TEST_F(NvmfFabrics, ControllerResetKillsIoQueues)
@@ -294,11 +294,11 @@ TEST_F(NvmfFabrics, ControllerResetKillsIoQueues)
 	uint16_t cntlid;
 	nvmf_queue *admin = Admin(kSub, &cntlid);
 	nvmf_queue *io1 = Io(1, cntlid), *io2 = Io(2, cntlid);
-	EXPECT_EQ(0, Status(PropSet(admin, NVMF_PROP_CC, 6u << 16 | 4u << 20)));
+	EXPECT_EQ(0, Status(PropSet(admin, NVME_PROP_CC, 6u << 16 | 4u << 20)));
 	EXPECT_TRUE(fake_.WasKilled(io1));
 	EXPECT_TRUE(fake_.WasKilled(io2));
 	EXPECT_FALSE(fake_.WasKilled(admin));
-	EXPECT_EQ(0u, PropGet(admin, NVMF_PROP_CSTS, 0).rsp.result);
+	EXPECT_EQ(0u, PropGet(admin, NVME_PROP_CSTS, 0).rsp.result);
 	// The binding destroys them; the controller lives on its admin queue.
 	DestroyQueue(io1);
 	DestroyQueue(io2);
@@ -311,14 +311,14 @@ TEST_F(NvmfFabrics, DisconnectClosesAnIoQueueOnly)
 	uint16_t cntlid;
 	nvmf_queue *admin = Admin(kSub, &cntlid);
 	nvmf_queue *io = Io(1, cntlid);
-	nvmf_req r = Exec(admin, Fabrics(NVMF_FCTYPE_DISCONNECT, 40));
-	EXPECT_EQ(NVMF_SCT_CMD, Sct(r));
-	EXPECT_EQ(NVMF_SC_INVALID_QUEUE_TYPE, Sc(r));
+	nvmf_req r = Exec(admin, Fabrics(NVME_FCTYPE_DISCONNECT, 40));
+	EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+	EXPECT_EQ(NVME_SC_INVALID_QUEUE_TYPE, Sc(r));
 	EXPECT_FALSE(r.close_after);
-	Capsule bad = Fabrics(NVMF_FCTYPE_DISCONNECT, 41);
+	Capsule bad = Fabrics(NVME_FCTYPE_DISCONNECT, 41);
 	((uint8_t *)&bad.sqe)[40] = 1; // RECFMT 1
-	EXPECT_EQ(NVMF_SC_CONNECT_INCOMPAT_FMT, Sc(Exec(io, bad)));
-	r = Exec(io, Fabrics(NVMF_FCTYPE_DISCONNECT, 42));
+	EXPECT_EQ(NVME_SC_CONNECT_INCOMPAT_FMT, Sc(Exec(io, bad)));
+	r = Exec(io, Fabrics(NVME_FCTYPE_DISCONNECT, 42));
 	EXPECT_EQ(0, Status(r));
 	EXPECT_TRUE(r.close_after);
 	DestroyQueue(io);
@@ -338,9 +338,9 @@ TEST_F(NvmfFabrics, AdminQueueGoneEndsTheAssociation)
 	EXPECT_EQ(1u, Stats().ctrls);
 	EXPECT_EQ(-ENOENT, nvmf_tgt_check_cntlid(tgt_, 2, cntlid));
 	nvmf_queue *late = NewQueue(2, 32);
-	nvmf_connect_data d = ConnectData(kSub, kHost, cntlid);
+	nvme_connect_data d = ConnectData(kSub, kHost, cntlid);
 	ExpectInvalidParam(late, ConnectCmd(2, 31, 0, &d),
-			   NVMF_CONNECT_IATTR_DATA, 16);
+			   NVME_CONNECT_IATTR_DATA, 16);
 	DestroyQueue(io1);
 	DestroyQueue(io2);
 	DestroyQueue(late);
@@ -372,13 +372,13 @@ TEST_F(NvmfFabrics, ConnectDisconnectCyclesLeakNothing)
 TEST_F(NvmfFabrics, SqFlowControlDisabled)
 {
 	nvmf_queue *q = NewQueue(0, 32);
-	nvmf_connect_data d = ConnectData(kSub, kHost, NVMF_CNTLID_DYNAMIC);
+	nvme_connect_data d = ConnectData(kSub, kHost, NVME_CNTLID_DYNAMIC);
 	Capsule c = ConnectCmd(0, 31, 0, &d);
-	((uint8_t *)&c.sqe)[46] = NVMF_CATTR_DISABLE_SQFLOW;
+	((uint8_t *)&c.sqe)[46] = NVME_CATTR_DISABLE_SQFLOW;
 	nvmf_req r = Exec(q, c);
 	ASSERT_EQ(0, Status(r));
-	EXPECT_EQ(NVMF_SQHD_DISABLED, r.rsp.sqhd);
-	EXPECT_EQ(NVMF_SQHD_DISABLED, PropGet(q, NVMF_PROP_CSTS, 0).rsp.sqhd);
+	EXPECT_EQ(NVME_SQHD_DISABLED, r.rsp.sqhd);
+	EXPECT_EQ(NVME_SQHD_DISABLED, PropGet(q, NVME_PROP_CSTS, 0).rsp.sqhd);
 }
 
 TEST_F(NvmfFabrics, QueueCreateChecksParameters)
@@ -406,7 +406,7 @@ TEST_F(NvmfFabrics, QueueCreateChecksParameters)
 
 TEST_F(NvmfFabrics, TargetLimitsForTheBinding)
 {
-	nvmf_rdma_limits l;
+	nvme_rdma_limits l;
 	nvmf_tgt_rdma_limits(tgt_, 300, 16, &l);
 	EXPECT_EQ(4, l.max_qid);
 	EXPECT_EQ(32, l.admin_depth);

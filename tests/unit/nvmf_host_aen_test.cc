@@ -1,6 +1,6 @@
 // The NVMe-oF host's pure decisions around asynchronous events, retries
 // and the NVM size limits: AER completion decoding and re-arming
-// (initiators/nvmf/aen.h), a user command's disposition at a loss
+// (nvmf_host/aen.h), a user command's disposition at a loss
 // (retry.h), Identify CNS 06h limits and the Write Zeroes / Dataset
 // Management checks (limits.h), and the new command capsules (cmd.h).
 #include <errno.h>
@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "initiators/nvmf/aen.h"
-#include "initiators/nvmf/cmd.h"
-#include "initiators/nvmf/limits.h"
-#include "initiators/nvmf/retry.h"
+#include "nvmf_host/aen.h"
+#include "nvmf_host/cmd.h"
+#include "nvmf_host/limits.h"
+#include "nvmf_host/retry.h"
 
 namespace
 {
@@ -29,10 +29,10 @@ TEST(NvmfHostAen, CountIsAerlPlusOneCappedAtFour)
 TEST(NvmfHostAen, EnablesOnlyAdvertisedNoticesItHandles)
 {
 	EXPECT_EQ(0u, wnh_aec_value(0));
-	EXPECT_EQ(NVMF_OAES_NS_ATTR, wnh_aec_value(NVMF_OAES_NS_ATTR));
+	EXPECT_EQ(NVME_OAES_NS_ATTR, wnh_aec_value(NVME_OAES_NS_ATTR));
 	// Firmware activation (bit 9) too; ANA (11) and discovery log
 	// change (31) are not handled here, SMART bits are not OAES.
-	EXPECT_EQ(NVMF_OAES_NS_ATTR | (1u << 9), wnh_aec_value(0xFFFFFFFFu));
+	EXPECT_EQ(NVME_OAES_NS_ATTR | (1u << 9), wnh_aec_value(0xFFFFFFFFu));
 	EXPECT_EQ(0u, wnh_aec_value((1u << 11) | (1u << 31)));
 }
 
@@ -40,13 +40,13 @@ TEST(NvmfHostAen, DecodesDw0)
 {
 	struct wnh_aen a;
 
-	wnh_aen_decode(NVMF_AER_DW0(NVMF_AER_TYPE_NOTICE,
-				    NVMF_AER_INFO_NS_CHANGED,
-				    NVMF_LID_CHANGED_NS),
+	wnh_aen_decode(NVME_AER_DW0(NVME_AER_TYPE_NOTICE,
+				    NVME_AER_INFO_NS_CHANGED,
+				    NVME_LID_CHANGED_NS),
 		       &a);
-	EXPECT_EQ(NVMF_AER_TYPE_NOTICE, a.type);
-	EXPECT_EQ(NVMF_AER_INFO_NS_CHANGED, a.info);
-	EXPECT_EQ(NVMF_LID_CHANGED_NS, a.lid);
+	EXPECT_EQ(NVME_AER_TYPE_NOTICE, a.type);
+	EXPECT_EQ(NVME_AER_INFO_NS_CHANGED, a.info);
+	EXPECT_EQ(NVME_LID_CHANGED_NS, a.lid);
 
 	// Reserved bits 7:3 and 31:24 are ignored.
 	wnh_aen_decode(0xAB02F8F9u, &a);
@@ -57,22 +57,22 @@ TEST(NvmfHostAen, DecodesDw0)
 
 TEST(NvmfHostAen, LogLengths)
 {
-	EXPECT_EQ(64u, wnh_aen_log_len(NVMF_LID_ERROR));
-	EXPECT_EQ(512u, wnh_aen_log_len(NVMF_LID_SMART));
+	EXPECT_EQ(64u, wnh_aen_log_len(NVME_LID_ERROR));
+	EXPECT_EQ(512u, wnh_aen_log_len(NVME_LID_SMART));
 	EXPECT_EQ(512u, wnh_aen_log_len(0x03));
-	EXPECT_EQ(4096u, wnh_aen_log_len(NVMF_LID_CHANGED_NS));
+	EXPECT_EQ(4096u, wnh_aen_log_len(NVME_LID_CHANGED_NS));
 	EXPECT_EQ(0u, wnh_aen_log_len(0));
 	EXPECT_EQ(0u, wnh_aen_log_len(0x0C));
-	EXPECT_EQ(0u, wnh_aen_log_len(NVMF_LID_DISCOVERY));
+	EXPECT_EQ(0u, wnh_aen_log_len(NVME_LID_DISCOVERY));
 }
 
 TEST(NvmfHostAen, ErrorStatusNeverRearms)
 {
-	struct wnh_aen ns = {NVMF_AER_TYPE_NOTICE, 0, NVMF_LID_CHANGED_NS};
-	struct wnh_aen smart = {NVMF_AER_TYPE_SMART, 1, NVMF_LID_SMART};
-	struct wnh_aen err = {NVMF_AER_TYPE_ERROR, 0x01, NVMF_LID_ERROR};
-	struct wnh_aen persist = {NVMF_AER_TYPE_ERROR,
-				  WNH_AER_INFO_PERSIST_INT_ERR, NVMF_LID_ERROR};
+	struct wnh_aen ns = {NVME_AER_TYPE_NOTICE, 0, NVME_LID_CHANGED_NS};
+	struct wnh_aen smart = {NVME_AER_TYPE_SMART, 1, NVME_LID_SMART};
+	struct wnh_aen err = {NVME_AER_TYPE_ERROR, 0x01, NVME_LID_ERROR};
+	struct wnh_aen persist = {NVME_AER_TYPE_ERROR,
+				  WNH_AER_INFO_PERSIST_INT_ERR, NVME_LID_ERROR};
 
 	EXPECT_EQ(WNH_AER_REARM, wnh_aer_after(0, &ns));
 	EXPECT_EQ(WNH_AER_REARM, wnh_aer_after(0, &smart));
@@ -86,7 +86,7 @@ TEST(NvmfHostAen, ErrorStatusNeverRearms)
 
 TEST(NvmfHostAen, ChangedNsCount)
 {
-	uint32_t log[NVMF_CHANGED_NS_MAX] = {0};
+	uint32_t log[NVME_CHANGED_NS_MAX] = {0};
 
 	EXPECT_EQ(0, wnh_changed_ns_count(log, sizeof(log)));
 	log[0] = 2;
@@ -94,39 +94,39 @@ TEST(NvmfHostAen, ChangedNsCount)
 	EXPECT_EQ(2, wnh_changed_ns_count(log, sizeof(log)));
 	EXPECT_EQ(1, wnh_changed_ns_count(log, 4));
 	EXPECT_EQ(0, wnh_changed_ns_count(log, 3));
-	for (unsigned i = 0; i < NVMF_CHANGED_NS_MAX; i++)
+	for (unsigned i = 0; i < NVME_CHANGED_NS_MAX; i++)
 		log[i] = i + 1;
-	EXPECT_EQ(NVMF_CHANGED_NS_MAX, wnh_changed_ns_count(log, sizeof(log)));
-	log[0] = NVMF_CHANGED_NS_OVERFLOW;
+	EXPECT_EQ(NVME_CHANGED_NS_MAX, wnh_changed_ns_count(log, sizeof(log)));
+	log[0] = NVME_CHANGED_NS_OVERFLOW;
 	EXPECT_EQ(-1, wnh_changed_ns_count(log, sizeof(log)));
 }
 
 TEST(NvmfHostAen, Capsules)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	wnh_cmd_aer(&c);
-	EXPECT_EQ(NVMF_ADM_ASYNC_EVENT, c.common.opc);
+	EXPECT_EQ(NVME_ADM_ASYNC_EVENT, c.common.opc);
 	EXPECT_EQ(0u, c.common.cdw10);
 
-	wnh_cmd_set_aec(&c, NVMF_OAES_NS_ATTR);
-	EXPECT_EQ(NVMF_ADM_SET_FEATURES, c.common.opc);
-	EXPECT_EQ((uint32_t)NVMF_FEAT_ASYNC_EVENT, c.common.cdw10);
-	EXPECT_EQ(NVMF_OAES_NS_ATTR, c.common.cdw11);
+	wnh_cmd_set_aec(&c, NVME_OAES_NS_ATTR);
+	EXPECT_EQ(NVME_ADM_SET_FEATURES, c.common.opc);
+	EXPECT_EQ((uint32_t)NVME_FEAT_ASYNC_EVENT, c.common.cdw10);
+	EXPECT_EQ(NVME_OAES_NS_ATTR, c.common.cdw11);
 
-	wnh_cmd_identify_csi(&c, NVMF_CNS_CS_CTRL, NVMF_CSI_NVM);
-	EXPECT_EQ(NVMF_ADM_IDENTIFY, c.common.opc);
-	EXPECT_EQ((uint32_t)NVMF_CNS_CS_CTRL, c.common.cdw10);
+	wnh_cmd_identify_csi(&c, NVME_CNS_CS_CTRL, NVME_CSI_NVM);
+	EXPECT_EQ(NVME_ADM_IDENTIFY, c.common.opc);
+	EXPECT_EQ((uint32_t)NVME_CNS_CS_CTRL, c.common.cdw10);
 	EXPECT_EQ(0u, c.common.cdw11);
 	EXPECT_EQ(0u, c.common.nsid);
-	wnh_cmd_identify_csi(&c, NVMF_CNS_CS_CTRL, 2);
+	wnh_cmd_identify_csi(&c, NVME_CNS_CS_CTRL, 2);
 	EXPECT_EQ(2u << 24, c.common.cdw11);
 
 	// The changed-namespace log is read with RAE clear (re-arms it).
-	wnh_cmd_get_log_page(&c, NVMF_LID_CHANGED_NS, 0,
-			     NVMF_CHANGED_NS_LOG_SIZE);
-	EXPECT_EQ(0u, c.common.cdw10 & NVMF_GLP_RAE);
-	EXPECT_EQ((uint32_t)NVMF_LID_CHANGED_NS, c.common.cdw10 & 0xFF);
+	wnh_cmd_get_log_page(&c, NVME_LID_CHANGED_NS, 0,
+			     NVME_CHANGED_NS_LOG_SIZE);
+	EXPECT_EQ(0u, c.common.cdw10 & NVME_GLP_RAE);
+	EXPECT_EQ((uint32_t)NVME_LID_CHANGED_NS, c.common.cdw10 & 0xFF);
 	EXPECT_EQ(1023u, c.common.cdw10 >> 16);
 }
 
@@ -166,7 +166,7 @@ TEST(NvmfHostRetry, LostIsResentUpToTheLimit)
 
 TEST(NvmfHostLimits, ParsesCnsSix)
 {
-	struct nvmf_id_ctrl_nvm id;
+	struct nvme_id_ctrl_nvm id;
 	struct wharf_nvmf_host_info in;
 
 	memset(&id, 0, sizeof(id));
@@ -232,9 +232,9 @@ TEST(NvmfHostLimits, ReconnectRefusesTighterLimits)
 	struct wharf_nvmf_host_info was {
 	}, now{};
 
-	was.oncs = now.oncs = NVMF_ONCS_WRITE_ZEROES | NVMF_ONCS_DSM;
+	was.oncs = now.oncs = NVME_ONCS_WRITE_ZEROES | NVME_ONCS_DSM;
 	EXPECT_EQ(nullptr, wnh_limits_tighter(&was, &now)); // no limits
-	now.oncs = NVMF_ONCS_DSM;			    // Write Zeroes gone
+	now.oncs = NVME_ONCS_DSM;			    // Write Zeroes gone
 	EXPECT_NE(nullptr, wnh_limits_tighter(&was, &now));
 	now.oncs = was.oncs;
 	now.wzsl = 3; // a limit where there was none

@@ -1,5 +1,5 @@
 // The NVMe-oF host's command capsules and response parser
-// (initiators/nvmf/cmd.h): the bytes each builder puts on the wire, read
+// (nvmf_host/cmd.h): the bytes each builder puts on the wire, read
 // back through the shared proto/nvme layouts and, for Connect, through
 // the target's own private-data parser; the response checks.
 #include <errno.h>
@@ -7,25 +7,25 @@
 
 #include <gtest/gtest.h>
 
-#include "initiators/nvmf/cmd.h"
+#include "nvmf_host/cmd.h"
 #include "proto/nvme/rdma_pdata.h"
 
 namespace
 {
 
-uint32_t KeyedLen(const nvmf_sgl &s)
+uint32_t KeyedLen(const nvme_sgl &s)
 {
 	return s.keyed.len[0] | s.keyed.len[1] << 8 | s.keyed.len[2] << 16;
 }
 
 TEST(NvmfHostCmd, ConnectAdminAndIo)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	wnh_cmd_connect(&c, 0, 32, 5000);
-	EXPECT_EQ(NVMF_OPC_FABRICS, c.connect.opc);
-	EXPECT_EQ(NVMF_FCTYPE_CONNECT, c.connect.fctype);
-	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+	EXPECT_EQ(NVME_OPC_FABRICS, c.connect.opc);
+	EXPECT_EQ(NVME_FCTYPE_CONNECT, c.connect.fctype);
+	EXPECT_EQ(NVME_FLAGS_PSDT_SGL, c.common.flags);
 	EXPECT_EQ(0, c.connect.qid);
 	EXPECT_EQ(31, c.connect.sqsize);
 	EXPECT_EQ(5000u, c.connect.kato);
@@ -38,15 +38,15 @@ TEST(NvmfHostCmd, ConnectAdminAndIo)
 
 TEST(NvmfHostCmd, ConnectData)
 {
-	struct nvmf_connect_data d;
+	struct nvme_connect_data d;
 	uint8_t id[16];
-	std::string long_nqn(NVMF_NQN_MAX + 1, 'x');
+	std::string long_nqn(NVME_NQN_MAX + 1, 'x');
 
 	memset(id, 7, sizeof(id));
-	ASSERT_EQ(0, wnh_connect_data(&d, id, NVMF_CNTLID_DYNAMIC, "nqn.s",
+	ASSERT_EQ(0, wnh_connect_data(&d, id, NVME_CNTLID_DYNAMIC, "nqn.s",
 				      "nqn.h"));
 	EXPECT_EQ(0, memcmp(d.hostid, id, 16));
-	EXPECT_EQ(NVMF_CNTLID_DYNAMIC, d.cntlid);
+	EXPECT_EQ(NVME_CNTLID_DYNAMIC, d.cntlid);
 	EXPECT_STREQ("nqn.s", d.subnqn);
 	EXPECT_STREQ("nqn.h", d.hostnqn);
 	EXPECT_EQ(-EINVAL, wnh_connect_data(&d, id, 1, "", "nqn.h"));
@@ -59,9 +59,9 @@ TEST(NvmfHostCmd, ConnectData)
 // The CM private data the host sends is what the target accepts.
 TEST(NvmfHostCmd, CmRequestAcceptedByTheTargetParser)
 {
-	struct nvmf_rdma_cm_req req;
-	struct nvmf_rdma_limits lim = {};
-	struct nvmf_rdma_accept acc;
+	struct nvme_rdma_cm_req req;
+	struct nvme_rdma_limits lim = {};
+	struct nvme_rdma_accept acc;
 	uint16_t sts = 0;
 
 	lim.max_qid = 8;
@@ -69,8 +69,8 @@ TEST(NvmfHostCmd, CmRequestAcceptedByTheTargetParser)
 	lim.io_depth = 128;
 	lim.dev_max_init_rd_atom = 16;
 	lim.dev_max_rd_atom = 16;
-	ASSERT_EQ(0, nvmf_rdma_req_build(2, 128, 1, &req));
-	ASSERT_EQ(0, nvmf_rdma_req_parse(&lim, &req, sizeof(req), 16, 0, &acc,
+	ASSERT_EQ(0, nvme_rdma_req_build(2, 128, 1, &req));
+	ASSERT_EQ(0, nvme_rdma_req_parse(&lim, &req, sizeof(req), 16, 0, &acc,
 					 &sts));
 	EXPECT_EQ(2, acc.qid);
 	EXPECT_EQ(128, acc.sq_entries);
@@ -78,79 +78,79 @@ TEST(NvmfHostCmd, CmRequestAcceptedByTheTargetParser)
 
 TEST(NvmfHostCmd, Properties)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
-	wnh_cmd_prop_get(&c, NVMF_PROP_CAP, 1);
-	EXPECT_EQ(NVMF_FCTYPE_PROP_GET, c.prop.fctype);
-	EXPECT_EQ(NVMF_PROP_SIZE_8, c.prop.attrib);
+	wnh_cmd_prop_get(&c, NVME_PROP_CAP, 1);
+	EXPECT_EQ(NVME_FCTYPE_PROP_GET, c.prop.fctype);
+	EXPECT_EQ(NVME_PROP_SIZE_8, c.prop.attrib);
 	EXPECT_EQ(0u, c.prop.ofst);
-	wnh_cmd_prop_get(&c, NVMF_PROP_CSTS, 0);
-	EXPECT_EQ(NVMF_PROP_SIZE_4, c.prop.attrib);
-	EXPECT_EQ((uint32_t)NVMF_PROP_CSTS, c.prop.ofst);
-	wnh_cmd_prop_set(&c, NVMF_PROP_CC, 0x460001);
-	EXPECT_EQ(NVMF_FCTYPE_PROP_SET, c.prop.fctype);
-	EXPECT_EQ((uint32_t)NVMF_PROP_CC, c.prop.ofst);
+	wnh_cmd_prop_get(&c, NVME_PROP_CSTS, 0);
+	EXPECT_EQ(NVME_PROP_SIZE_4, c.prop.attrib);
+	EXPECT_EQ((uint32_t)NVME_PROP_CSTS, c.prop.ofst);
+	wnh_cmd_prop_set(&c, NVME_PROP_CC, 0x460001);
+	EXPECT_EQ(NVME_FCTYPE_PROP_SET, c.prop.fctype);
+	EXPECT_EQ((uint32_t)NVME_PROP_CC, c.prop.ofst);
 	EXPECT_EQ(0x460001u, c.prop.value);
 }
 
 TEST(NvmfHostCmd, AdminCommands)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
-	wnh_cmd_identify(&c, NVMF_CNS_NS, 9);
-	EXPECT_EQ(NVMF_ADM_IDENTIFY, c.common.opc);
+	wnh_cmd_identify(&c, NVME_CNS_NS, 9);
+	EXPECT_EQ(NVME_ADM_IDENTIFY, c.common.opc);
 	EXPECT_EQ(9u, c.common.nsid);
-	EXPECT_EQ((uint32_t)NVMF_CNS_NS, c.common.cdw10);
+	EXPECT_EQ((uint32_t)NVME_CNS_NS, c.common.cdw10);
 	wnh_cmd_set_nqueues(&c, 4);
-	EXPECT_EQ(NVMF_ADM_SET_FEATURES, c.common.opc);
-	EXPECT_EQ((uint32_t)NVMF_FEAT_NUM_QUEUES, c.common.cdw10);
+	EXPECT_EQ(NVME_ADM_SET_FEATURES, c.common.opc);
+	EXPECT_EQ((uint32_t)NVME_FEAT_NUM_QUEUES, c.common.cdw10);
 	EXPECT_EQ(0x00030003u, c.common.cdw11) << "0's based, SQs and CQs";
 	wnh_cmd_keep_alive(&c);
-	EXPECT_EQ(NVMF_ADM_KEEP_ALIVE, c.common.opc);
-	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+	EXPECT_EQ(NVME_ADM_KEEP_ALIVE, c.common.opc);
+	EXPECT_EQ(NVME_FLAGS_PSDT_SGL, c.common.flags);
 }
 
 TEST(NvmfHostCmd, ReadWriteFlush)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
-	wnh_cmd_rw(&c, NVMF_IO_READ, 1, 0x123456789ull, 8);
-	EXPECT_EQ(NVMF_IO_READ, c.common.opc);
+	wnh_cmd_rw(&c, NVME_IO_READ, 1, 0x123456789ull, 8);
+	EXPECT_EQ(NVME_IO_READ, c.common.opc);
 	EXPECT_EQ(1u, c.common.nsid);
 	EXPECT_EQ(0x23456789u, c.common.cdw10);
 	EXPECT_EQ(0x1u, c.common.cdw11);
 	EXPECT_EQ(7u, c.common.cdw12) << "NLB is 0's based";
 	wnh_cmd_flush(&c, 2);
-	EXPECT_EQ(NVMF_IO_FLUSH, c.common.opc);
+	EXPECT_EQ(NVME_IO_FLUSH, c.common.opc);
 	EXPECT_EQ(2u, c.common.nsid);
 }
 
 TEST(NvmfHostCmd, WriteZeroes)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	wnh_cmd_write_zeroes(&c, 3, 0x100000002ull, 65536, 0);
-	EXPECT_EQ(NVMF_IO_WRITE_ZEROES, c.common.opc);
-	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+	EXPECT_EQ(NVME_IO_WRITE_ZEROES, c.common.opc);
+	EXPECT_EQ(NVME_FLAGS_PSDT_SGL, c.common.flags);
 	EXPECT_EQ(3u, c.common.nsid);
 	EXPECT_EQ(2u, c.common.cdw10);
 	EXPECT_EQ(1u, c.common.cdw11);
 	EXPECT_EQ(0xFFFFu, c.common.cdw12) << "65536 blocks, 0's based";
 	wnh_cmd_write_zeroes(&c, 3, 0, 1, 1);
-	EXPECT_EQ(NVMF_RW_DEAC, c.common.cdw12) << "DEAC, NLB 0";
+	EXPECT_EQ(NVME_RW_DEAC, c.common.cdw12) << "DEAC, NLB 0";
 }
 
 TEST(NvmfHostCmd, DsmDeallocate)
 {
-	union nvmf_cmd c;
-	struct nvmf_dsm_range r;
+	union nvme_cmd c;
+	struct nvme_dsm_range r;
 	uint8_t raw[16];
 
 	wnh_cmd_dsm_deallocate(&c, 1, 256);
-	EXPECT_EQ(NVMF_IO_DSM, c.common.opc);
+	EXPECT_EQ(NVME_IO_DSM, c.common.opc);
 	EXPECT_EQ(1u, c.common.nsid);
 	EXPECT_EQ(255u, c.common.cdw10) << "NR is 0's based";
-	EXPECT_EQ(NVMF_DSM_AD, c.common.cdw11);
+	EXPECT_EQ(NVME_DSM_AD, c.common.cdw11);
 	wnh_cmd_dsm_deallocate(&c, 1, 1);
 	EXPECT_EQ(0u, c.common.cdw10);
 
@@ -175,47 +175,47 @@ TEST(NvmfHostCmd, LbaRangeAndDlfeat)
 	EXPECT_FALSE(wnh_lba_range_ok(1, UINT64_MAX, 100)) << "no overflow";
 	EXPECT_FALSE(wnh_lba_range_ok(UINT64_MAX, 2, UINT64_MAX));
 
-	EXPECT_TRUE(wnh_dlfeat_reads_zero(NVMF_DLFEAT_READ_0));
-	EXPECT_TRUE(wnh_dlfeat_reads_zero(NVMF_DLFEAT_READ_0 |
-					  NVMF_DLFEAT_WZ_DEAC));
+	EXPECT_TRUE(wnh_dlfeat_reads_zero(NVME_DLFEAT_READ_0));
+	EXPECT_TRUE(wnh_dlfeat_reads_zero(NVME_DLFEAT_READ_0 |
+					  NVME_DLFEAT_WZ_DEAC));
 	EXPECT_FALSE(wnh_dlfeat_reads_zero(0)) << "not reported";
 	EXPECT_FALSE(wnh_dlfeat_reads_zero(0x2)) << "reads as all ones";
-	EXPECT_FALSE(wnh_dlfeat_reads_zero(NVMF_DLFEAT_WZ_DEAC));
+	EXPECT_FALSE(wnh_dlfeat_reads_zero(NVME_DLFEAT_WZ_DEAC));
 }
 
 TEST(NvmfHostCmd, Sgls)
 {
-	struct nvmf_sgl s;
+	struct nvme_sgl s;
 
 	wnh_sgl_keyed(&s, 0x1000, 0x123456, 0xabcdef01u);
 	EXPECT_EQ(0x1000u, s.addr);
 	EXPECT_EQ(0x123456u, KeyedLen(s));
 	EXPECT_EQ(0xabcdef01u, s.keyed.key);
-	EXPECT_EQ(NVMF_SGL_TYPE_KEYED_DATA << 4 | NVMF_SGL_SUB_ADDRESS,
+	EXPECT_EQ(NVME_SGL_TYPE_KEYED_DATA << 4 | NVME_SGL_SUB_ADDRESS,
 		  s.keyed.type)
 		<< "subtype 0: the host's MRs cannot be remotely invalidated";
 	wnh_sgl_in_capsule(&s, 4096);
 	EXPECT_EQ(0u, s.addr);
 	EXPECT_EQ(4096u, s.unkeyed.len);
-	EXPECT_EQ(NVMF_SGL_TYPE_DATA_BLOCK << 4 | NVMF_SGL_SUB_OFFSET,
+	EXPECT_EQ(NVME_SGL_TYPE_DATA_BLOCK << 4 | NVME_SGL_SUB_OFFSET,
 		  s.unkeyed.type);
 }
 
 TEST(NvmfHostCmd, InCapsuleAndTransferLimits)
 {
-	struct nvmf_id_ctrl id;
+	struct nvme_id_ctrl id;
 
 	memset(&id, 0, sizeof(id));
 	id.ioccsz = (64 + 4096) / 16;
-	id.sgls = NVMF_SGLS_SUPPORTED | NVMF_SGLS_KEYED | NVMF_SGLS_OFFSET;
+	id.sgls = NVME_SGLS_SUPPORTED | NVME_SGLS_KEYED | NVME_SGLS_OFFSET;
 	EXPECT_EQ(4096u, wnh_in_capsule_max(&id, 1u << 20));
 	EXPECT_EQ(1024u, wnh_in_capsule_max(&id, 1024));
 	id.icdoff = 1;
 	EXPECT_EQ(0u, wnh_in_capsule_max(&id, 1u << 20)) << "ICDOFF != 0";
 	id.icdoff = 0;
-	id.sgls &= ~NVMF_SGLS_OFFSET;
+	id.sgls &= ~NVME_SGLS_OFFSET;
 	EXPECT_EQ(0u, wnh_in_capsule_max(&id, 1u << 20)) << "no offset SGLs";
-	id.sgls |= NVMF_SGLS_OFFSET;
+	id.sgls |= NVME_SGLS_OFFSET;
 	id.ioccsz = 4;
 	EXPECT_EQ(0u, wnh_in_capsule_max(&id, 1u << 20)) << "command only";
 
@@ -227,7 +227,7 @@ TEST(NvmfHostCmd, InCapsuleAndTransferLimits)
 
 TEST(NvmfHostCmd, ResponseParse)
 {
-	struct nvmf_cqe cqe;
+	struct nvme_cqe cqe;
 	struct wnh_rsp r;
 	uint8_t buf[64] = {};
 
@@ -235,14 +235,14 @@ TEST(NvmfHostCmd, ResponseParse)
 	cqe.result = 0x1122334455667788ull;
 	cqe.sqhd = 9;
 	cqe.cid = 5;
-	cqe.status = (uint16_t)(NVMF_DNR | NVMF_STATUS(NVMF_SCT_CMD, 0x82))
+	cqe.status = (uint16_t)(NVME_DNR | NVME_STATUS(NVME_SCT_CMD, 0x82))
 		     << 1;
 	memcpy(buf, &cqe, sizeof(cqe));
 	ASSERT_EQ(0, wnh_rsp_parse(buf, 16, 8, &r));
 	EXPECT_EQ(5, r.cid);
 	EXPECT_EQ(9, r.sqhd);
 	EXPECT_EQ(0x1122334455667788ull, r.result);
-	EXPECT_EQ(NVMF_DNR | NVMF_STATUS(NVMF_SCT_CMD, 0x82), r.status);
+	EXPECT_EQ(NVME_DNR | NVME_STATUS(NVME_SCT_CMD, 0x82), r.status);
 	EXPECT_EQ(0, wnh_rsp_parse(buf, sizeof(buf), 8, &r))
 		<< "a longer capsule is read as its completion";
 	EXPECT_EQ(-EMSGSIZE, wnh_rsp_parse(buf, 15, 8, &r));
@@ -255,17 +255,17 @@ TEST(NvmfHostCmd, ResponseParse)
 // the byte offset in LPOL/LPOU, no namespace.
 TEST(NvmfHostCmd, GetLogPage)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
-	wnh_cmd_get_log_page(&c, NVMF_LID_DISCOVERY, 0x100001000ull, 4096);
-	EXPECT_EQ(NVMF_ADM_GET_LOG_PAGE, c.common.opc);
-	EXPECT_EQ(NVMF_FLAGS_PSDT_SGL, c.common.flags);
+	wnh_cmd_get_log_page(&c, NVME_LID_DISCOVERY, 0x100001000ull, 4096);
+	EXPECT_EQ(NVME_ADM_GET_LOG_PAGE, c.common.opc);
+	EXPECT_EQ(NVME_FLAGS_PSDT_SGL, c.common.flags);
 	EXPECT_EQ(0u, c.common.nsid);
 	EXPECT_EQ(0x70u | 1023u << 16, c.common.cdw10);
 	EXPECT_EQ(0u, c.common.cdw11);
 	EXPECT_EQ(0x1000u, c.common.cdw12);
 	EXPECT_EQ(1u, c.common.cdw13);
-	wnh_cmd_get_log_page(&c, NVMF_LID_DISCOVERY, 0, 1u << 20);
+	wnh_cmd_get_log_page(&c, NVME_LID_DISCOVERY, 0, 1u << 20);
 	EXPECT_EQ(0x70u | 0xFFFFu << 16, c.common.cdw10);
 	EXPECT_EQ(3u, c.common.cdw11); // (2^18 - 1) >> 16
 }
@@ -273,7 +273,7 @@ TEST(NvmfHostCmd, GetLogPage)
 TEST(NvmfHostCmd, DiscoveryHeader)
 {
 	uint8_t buf[1024] = {};
-	struct nvmf_disc_hdr h = {};
+	struct nvme_disc_hdr h = {};
 	uint64_t g = 0, n = 0;
 
 	h.genctr = 7;
@@ -293,13 +293,13 @@ TEST(NvmfHostCmd, DiscoveryHeader)
 
 TEST(NvmfHostCmd, DiscoveryEntry)
 {
-	struct nvmf_disc_entry e;
+	struct nvme_disc_entry e;
 	struct wharf_nvmf_host_disc_entry d;
 
 	memset(&e, 0, sizeof(e));
-	e.trtype = NVMF_TRTYPE_RDMA;
-	e.adrfam = NVMF_ADRFAM_IPV4;
-	e.subtype = NVMF_SUBTYPE_NVME;
+	e.trtype = NVME_TRTYPE_RDMA;
+	e.adrfam = NVME_ADRFAM_IPV4;
+	e.subtype = NVME_SUBTYPE_NVME;
 	e.treq = 2;
 	e.portid = 3;
 	e.cntlid = 0xFFFF;
@@ -347,13 +347,13 @@ TEST(NvmfHostCmd, StatusText)
 {
 	char s[96];
 
-	wnh_status_str(NVMF_DNR | NVMF_STATUS(NVMF_SCT_CMD, 0x82), s,
+	wnh_status_str(NVME_DNR | NVME_STATUS(NVME_SCT_CMD, 0x82), s,
 		       sizeof(s));
 	EXPECT_STREQ("SCT 1 SC 0x82 (connect invalid parameters) DNR", s);
-	wnh_status_str(NVMF_STATUS(NVMF_SCT_GENERIC, NVMF_SC_LBA_RANGE), s,
+	wnh_status_str(NVME_STATUS(NVME_SCT_GENERIC, NVME_SC_LBA_RANGE), s,
 		       sizeof(s));
 	EXPECT_STREQ("SCT 0 SC 0x80 (LBA out of range)", s);
-	wnh_status_str(NVMF_STATUS(5, 0x33), s, 8);
+	wnh_status_str(NVME_STATUS(5, 0x33), s, 8);
 	EXPECT_EQ(7u, strlen(s)) << "cut at the buffer";
 }
 

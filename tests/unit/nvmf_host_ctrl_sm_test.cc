@@ -1,4 +1,4 @@
-// The NVMe-oF host's controller recovery (initiators/nvmf/ctrl_sm.h):
+// The NVMe-oF host's controller recovery (nvmf_host/ctrl_sm.h):
 // every event in every state against a table written out here, the
 // paths a loss takes (reconnected, lost for good, deleted), and the
 // reconnect backoff.
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "initiators/nvmf/ctrl_sm.h"
+#include "nvmf_host/ctrl_sm.h"
 
 namespace
 {

@@ -1,5 +1,5 @@
 // The NVMe-oF host's off-shard I/O message and registration bounds
-// (initiators/nvmf/hop.h): a message carries the whole command, and a
+// (nvmf_host/hop.h): a message carries the whole command, and a
 // Dataset Management's ranges as its own copy; a buffer is inside a
 // registration only when every byte is, whatever the overflow.
 #include <stdint.h>
@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "initiators/nvmf/hop.h"
+#include "nvmf_host/hop.h"
 
 namespace
 {
@@ -51,7 +51,7 @@ TEST(NvmfHostHop, ReadCarriesTheCommand)
 
 TEST(NvmfHostHop, DsmRangesAreCopied)
 {
-	nvmf_dsm_range r[WHARF_NVMF_HOST_DSM_MAX_RANGES];
+	nvme_dsm_range r[WHARF_NVMF_HOST_DSM_MAX_RANGES];
 	for (unsigned i = 0; i < WHARF_NVMF_HOST_DSM_MAX_RANGES; i++) {
 		r[i].cattr = 0;
 		r[i].nlb = i + 1;
@@ -77,7 +77,7 @@ TEST(NvmfHostHop, DsmRangesAreCopied)
 
 TEST(NvmfHostHop, BadDsmIsRefused)
 {
-	nvmf_dsm_range r[1] = {};
+	nvme_dsm_range r[1] = {};
 	wnh_io io = {};
 	io.op = WNH_IO_DSM;
 	io.nr = WHARF_NVMF_HOST_DSM_MAX_RANGES + 1;

@@ -40,7 +40,7 @@ class NvmfIo : public NvmfTest
 	nvmf_req Write(uint32_t nsid, uint64_t slba, std::vector<uint8_t> &d,
 		       uint32_t bs = 512, bool in_capsule = false)
 	{
-		Capsule c = Rw(NVMF_IO_WRITE, nsid, slba,
+		Capsule c = Rw(NVME_IO_WRITE, nsid, slba,
 			       (uint32_t)(d.size() / bs));
 		if (in_capsule) {
 			c.icd = d;
@@ -55,7 +55,7 @@ class NvmfIo : public NvmfTest
 		      uint32_t bytes, uint32_t bs = 512)
 	{
 		d->assign(bytes, 0xEE);
-		Capsule c = Rw(NVMF_IO_READ, nsid, slba, bytes / bs);
+		Capsule c = Rw(NVME_IO_READ, nsid, slba, bytes / bs);
 		SetKeyed(&c.sqe, d->data(), bytes);
 		Slot s;
 		nvmf_act act = Run(io_, &s, c);
@@ -105,8 +105,8 @@ TEST_F(NvmfIo, InCapsuleWriteAndFua)
 	ASSERT_EQ(0, Status(Write(1, 0, in, 512, true)));
 	ASSERT_EQ(0, Status(Read(1, 0, &out, 4096)));
 	EXPECT_EQ(in, out);
-	Capsule c = Rw(NVMF_IO_WRITE, 1, 8, 1);
-	c.sqe.cdw12 |= NVMF_RW_FUA | NVMF_RW_LR;
+	Capsule c = Rw(NVME_IO_WRITE, 1, 8, 1);
+	c.sqe.cdw12 |= NVME_RW_FUA | NVME_RW_LR;
 	c.icd = Pattern(512, 4);
 	SetInCapsule(&c.sqe, 0, 512);
 	EXPECT_EQ(0, Status(Exec(io_, c)));
@@ -118,51 +118,51 @@ TEST_F(NvmfIo, LbaRange)
 	// Namespace 1: 2048 blocks of 512 bytes.
 	EXPECT_EQ(0, Status(Write(1, 2046, d)));
 	nvmf_req r = Write(1, 2047, d);
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(r));
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(r));
 	EXPECT_TRUE(Dnr(r));
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Read(1, 2048, &d, 512)));
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Read(1, UINT64_MAX, &d, 512)));
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(Read(1, 2048, &d, 512)));
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(Read(1, UINT64_MAX, &d, 512)));
 	// SLBA + NLB overflowing 64 bits.
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Read(1, UINT64_MAX - 1, &d, 2 * 512)));
-	Capsule wz = Rw(NVMF_IO_WRITE_ZEROES, 1, 2040, 9);
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Exec(io_, wz)));
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(Read(1, UINT64_MAX - 1, &d, 2 * 512)));
+	Capsule wz = Rw(NVME_IO_WRITE_ZEROES, 1, 2040, 9);
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(Exec(io_, wz)));
 }
 
 TEST_F(NvmfIo, TransferAboveMdtsIsInvalidField)
 {
 	std::vector<uint8_t> d(128 * 1024 + 512);
 	nvmf_req r = Write(1, 0, d);
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(r));
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(r));
 	d.resize(128 * 1024);
 	EXPECT_EQ(0, Status(Write(1, 0, d)));
 	// 65536 blocks of 4 KiB: far above, and NLB is 16 bits.
-	Capsule c = Rw(NVMF_IO_READ, 2, 0, 65536);
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Exec(io_, c)));
-	c = Rw(NVMF_IO_READ, 2, 0, 64);
-	EXPECT_EQ(NVMF_SC_INVALID_FIELD, Sc(Exec(io_, c)));
+	Capsule c = Rw(NVME_IO_READ, 2, 0, 65536);
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(Exec(io_, c)));
+	c = Rw(NVME_IO_READ, 2, 0, 64);
+	EXPECT_EQ(NVME_SC_INVALID_FIELD, Sc(Exec(io_, c)));
 }
 
 TEST_F(NvmfIo, NamespaceStatuses)
 {
 	std::vector<uint8_t> d(512);
-	for (uint32_t nsid : {0u, 3u, 1025u, NVMF_NSID_ALL}) {
+	for (uint32_t nsid : {0u, 3u, 1025u, NVME_NSID_ALL}) {
 		nvmf_req r = Read(nsid, 0, &d, 512);
-		EXPECT_EQ(NVMF_SC_INVALID_NS, Sc(r)) << nsid;
+		EXPECT_EQ(NVME_SC_INVALID_NS, Sc(r)) << nsid;
 		EXPECT_TRUE(Dnr(r));
 	}
 	ASSERT_EQ(0, nvmf_tgt_ns_set_ready(tgt_, kSub, 1, false));
 	nvmf_req r = Read(1, 0, &d, 512);
-	EXPECT_EQ(NVMF_SC_NS_NOT_READY, Sc(r));
+	EXPECT_EQ(NVME_SC_NS_NOT_READY, Sc(r));
 	EXPECT_FALSE(Dnr(r)); // retryable
-	EXPECT_EQ(NVMF_SC_NS_NOT_READY,
-		  Sc(Exec(io_, Cmd(NVMF_IO_FLUSH, cid_++, 1))));
+	EXPECT_EQ(NVME_SC_NS_NOT_READY,
+		  Sc(Exec(io_, Cmd(NVME_IO_FLUSH, cid_++, 1))));
 	ASSERT_EQ(0, nvmf_tgt_ns_set_ready(tgt_, kSub, 1, true));
 	EXPECT_EQ(0, Status(Read(1, 0, &d, 512)));
 	EXPECT_EQ(-ENOENT, nvmf_tgt_ns_set_ready(tgt_, kSub, 3, true));
 	EXPECT_EQ(-ENOENT,
 		  nvmf_tgt_ns_set_ready(tgt_, "nqn.2024-01.x:y", 1, true));
 	// Removed while its data is being fetched: Invalid Namespace.
-	Capsule c = Rw(NVMF_IO_WRITE, 1, 0, 1);
+	Capsule c = Rw(NVME_IO_WRITE, 1, 0, 1);
 	SetKeyed(&c.sqe, d.data(), 512);
 	Slot s;
 	std::vector<uint8_t> b = c.Bytes();
@@ -171,28 +171,28 @@ TEST_F(NvmfIo, NamespaceStatuses)
 	ASSERT_EQ(0, nvmf_tgt_ns_remove(tgt_, kSub, 1));
 	s.req.data = d.data();
 	EXPECT_EQ(NVMF_ACT_RESPOND, nvmf_req_exec(io_, &s.req));
-	EXPECT_EQ(NVMF_SC_INVALID_NS, Sc(s.req));
-	EXPECT_EQ(NVMF_SC_INVALID_NS, Sc(Read(1, 0, &d, 512)));
+	EXPECT_EQ(NVME_SC_INVALID_NS, Sc(s.req));
+	EXPECT_EQ(NVME_SC_INVALID_NS, Sc(Read(1, 0, &d, 512)));
 	EXPECT_EQ(-ENOENT, nvmf_tgt_ns_set_ready(tgt_, kSub, 1, true));
 }
 
 TEST_F(NvmfIo, FlushOneAndAll)
 {
-	EXPECT_EQ(0, Status(Exec(io_, Cmd(NVMF_IO_FLUSH, cid_++, 2))));
+	EXPECT_EQ(0, Status(Exec(io_, Cmd(NVME_IO_FLUSH, cid_++, 2))));
 	EXPECT_EQ(0,
-		  Status(Exec(io_, Cmd(NVMF_IO_FLUSH, cid_++, NVMF_NSID_ALL))));
-	EXPECT_EQ(NVMF_SC_INVALID_NS,
-		  Sc(Exec(io_, Cmd(NVMF_IO_FLUSH, cid_++, 4))));
+		  Status(Exec(io_, Cmd(NVME_IO_FLUSH, cid_++, NVME_NSID_ALL))));
+	EXPECT_EQ(NVME_SC_INVALID_NS,
+		  Sc(Exec(io_, Cmd(NVME_IO_FLUSH, cid_++, 4))));
 }
 
 TEST_F(NvmfIo, WriteZeroesAndDeallocate)
 {
 	std::vector<uint8_t> in = Pattern(16 * 512, 5), out;
 	ASSERT_EQ(0, Status(Write(1, 0, in)));
-	Capsule wz = Rw(NVMF_IO_WRITE_ZEROES, 1, 2, 3);
+	Capsule wz = Rw(NVME_IO_WRITE_ZEROES, 1, 2, 3);
 	ASSERT_EQ(0, Status(Exec(io_, wz)));
-	wz = Rw(NVMF_IO_WRITE_ZEROES, 1, 8, 8);
-	wz.sqe.cdw12 |= NVMF_RW_DEAC;
+	wz = Rw(NVME_IO_WRITE_ZEROES, 1, 8, 8);
+	wz.sqe.cdw12 |= NVME_RW_DEAC;
 	ASSERT_EQ(0, Status(Exec(io_, wz)));
 	ASSERT_EQ(0, Status(Read(1, 0, &out, 16 * 512)));
 	for (size_t i = 0; i < out.size(); i++) {
@@ -206,7 +206,7 @@ TEST_F(NvmfIo, DatasetManagementDeallocate)
 {
 	std::vector<uint8_t> in = Pattern(64 * 512, 6), out;
 	ASSERT_EQ(0, Status(Write(1, 0, in)));
-	nvmf_dsm_range r[3];
+	nvme_dsm_range r[3];
 	memset(r, 0, sizeof(r));
 	r[0].slba = 4;
 	r[0].nlb = 4;
@@ -214,9 +214,9 @@ TEST_F(NvmfIo, DatasetManagementDeallocate)
 	r[1].nlb = 0; // skipped
 	r[2].slba = 60;
 	r[2].nlb = 4;
-	Capsule c = Cmd(NVMF_IO_DSM, cid_++, 1);
+	Capsule c = Cmd(NVME_IO_DSM, cid_++, 1);
 	c.sqe.cdw10 = 2; // 3 ranges
-	c.sqe.cdw11 = NVMF_DSM_AD;
+	c.sqe.cdw11 = NVME_DSM_AD;
 	c.icd.resize(sizeof(r));
 	memcpy(c.icd.data(), r, sizeof(r));
 	SetInCapsule(&c.sqe, 0, sizeof(r));
@@ -238,20 +238,20 @@ TEST_F(NvmfIo, DatasetManagementDeallocate)
 	// One bad range fails the command before anything is deallocated.
 	r[1].slba = 2047;
 	r[1].nlb = 2;
-	c.sqe.cdw11 = NVMF_DSM_AD;
+	c.sqe.cdw11 = NVME_DSM_AD;
 	c.sqe.cid = cid_++;
 	memcpy(c.icd.data(), r, sizeof(r));
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Exec(io_, c)));
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(Exec(io_, c)));
 	ASSERT_EQ(0, Status(Read(1, 0, &out, 512)));
 	EXPECT_EQ(0, memcmp(out.data(), in.data(), 512));
 	// Keyed ranges work too (256 ranges, the maximum).
-	std::vector<nvmf_dsm_range> many(256);
+	std::vector<nvme_dsm_range> many(256);
 	memset(many.data(), 0, many.size() * sizeof(many[0]));
 	many[255].slba = 0;
 	many[255].nlb = 1;
-	c = Cmd(NVMF_IO_DSM, cid_++, 1);
+	c = Cmd(NVME_IO_DSM, cid_++, 1);
 	c.sqe.cdw10 = 255;
-	c.sqe.cdw11 = NVMF_DSM_AD;
+	c.sqe.cdw11 = NVME_DSM_AD;
 	SetKeyed(&c.sqe, many.data(), 4096);
 	ASSERT_EQ(0, Status(Exec(io_, c)));
 	ExpectZero(1, 0, 512);
@@ -259,8 +259,8 @@ TEST_F(NvmfIo, DatasetManagementDeallocate)
 
 TEST_F(NvmfIo, UnsupportedOpcodesAreInvalidOpcode)
 {
-	const uint8_t opcodes[] = {NVMF_IO_WRITE_UNCOR,
-				   NVMF_IO_COMPARE,
+	const uint8_t opcodes[] = {NVME_IO_WRITE_UNCOR,
+				   NVME_IO_COMPARE,
 				   0x0C,
 				   0x0D,
 				   0x11,
@@ -269,34 +269,34 @@ TEST_F(NvmfIo, UnsupportedOpcodesAreInvalidOpcode)
 				   0xFF};
 	for (uint8_t opc : opcodes) {
 		nvmf_req r = Exec(io_, Cmd(opc, cid_++, 1));
-		EXPECT_EQ(NVMF_SC_INVALID_OPCODE, Sc(r)) << (int)opc;
+		EXPECT_EQ(NVME_SC_INVALID_OPCODE, Sc(r)) << (int)opc;
 		EXPECT_TRUE(Dnr(r));
 	}
 	// Admin opcodes mean nothing on an I/O queue.
-	EXPECT_EQ(NVMF_SC_INVALID_OPCODE,
-		  Sc(Exec(io_, Cmd(NVMF_ADM_IDENTIFY, cid_++, 1))));
+	EXPECT_EQ(NVME_SC_INVALID_OPCODE,
+		  Sc(Exec(io_, Cmd(NVME_ADM_IDENTIFY, cid_++, 1))));
 }
 
 TEST_F(NvmfIo, ResetControllerKillsIoQueues)
 {
 	// CC.EN 1 -> 0 deletes the I/O queues: the binding is told to
 	// disconnect them and capsules arriving meanwhile are dropped.
-	EXPECT_EQ(0, Status(PropSet(admin_, NVMF_PROP_CC, 0)));
+	EXPECT_EQ(0, Status(PropSet(admin_, NVME_PROP_CC, 0)));
 	ASSERT_TRUE(fake_.WasKilled(io_));
 	Slot s;
-	EXPECT_EQ(NVMF_ACT_DROP, Run(io_, &s, Rw(NVMF_IO_READ, 1, 0, 1)));
+	EXPECT_EQ(NVMF_ACT_DROP, Run(io_, &s, Rw(NVME_IO_READ, 1, 0, 1)));
 }
 
 TEST_F(NvmfIo, InFlightWriteCompletesAfterReset)
 {
 	std::vector<uint8_t> d(512, 0x5A), out;
-	Capsule c = Rw(NVMF_IO_WRITE, 1, 0, 1);
+	Capsule c = Rw(NVME_IO_WRITE, 1, 0, 1);
 	SetKeyed(&c.sqe, d.data(), 512);
 	Slot s;
 	std::vector<uint8_t> b = c.Bytes();
 	ASSERT_EQ(NVMF_ACT_READ,
 		  nvmf_req_recv(io_, &s.req, b.data(), b.size()));
-	EXPECT_EQ(0, Status(PropSet(admin_, NVMF_PROP_CC, 0)));
+	EXPECT_EQ(0, Status(PropSet(admin_, NVME_PROP_CC, 0)));
 	// Checked when it was received: the data in flight still lands.
 	s.req.data = d.data();
 	EXPECT_EQ(NVMF_ACT_RESPOND, nvmf_req_exec(io_, &s.req));
@@ -311,16 +311,16 @@ TEST_F(NvmfIo, SmartCountsIo)
 		ASSERT_EQ(0, Status(Write(1, 0, d)));
 	ASSERT_EQ(0, Status(Read(1, 0, &d, 4096)));
 	nvmf_queue *io2 = Io(2, cntlid_);
-	Capsule c = Rw(NVMF_IO_READ, 1, 0, 1);
+	Capsule c = Rw(NVME_IO_READ, 1, 0, 1);
 	SetKeyed(&c.sqe, buf.data(), 512);
 	ASSERT_EQ(0, Status(Exec(io2, c)));
 	DestroyQueue(io2); // its counts are kept
 
-	Capsule g = Cmd(NVMF_ADM_GET_LOG_PAGE, 300);
-	g.sqe.cdw10 = NVMF_LID_SMART | (127u << 16);
+	Capsule g = Cmd(NVME_ADM_GET_LOG_PAGE, 300);
+	g.sqe.cdw10 = NVME_LID_SMART | (127u << 16);
 	SetKeyed(&g.sqe, buf.data(), 512);
 	ASSERT_EQ(0, Status(Exec(admin_, g)));
-	nvmf_smart_log s;
+	nvme_smart_log s;
 	memcpy(&s, buf.data(), sizeof(s));
 	uint64_t v;
 	memcpy(&v, s.host_reads, 8);
@@ -372,13 +372,13 @@ TEST_F(NvmfIoFile, FileBackedNamespace)
 	close(fd);
 	EXPECT_EQ(in, raw);
 
-	Capsule c = Rw(NVMF_IO_WRITE, 1, 10, 1);
-	c.sqe.cdw12 |= NVMF_RW_FUA;
+	Capsule c = Rw(NVME_IO_WRITE, 1, 10, 1);
+	c.sqe.cdw12 |= NVME_RW_FUA;
 	SetKeyed(&c.sqe, in.data(), 4096);
 	EXPECT_EQ(0, Status(Exec(io_, c)));
-	EXPECT_EQ(0, Status(Exec(io_, Cmd(NVMF_IO_FLUSH, cid_++, 1))));
-	Capsule wz = Rw(NVMF_IO_WRITE_ZEROES, 1, 3, 1);
-	wz.sqe.cdw12 |= NVMF_RW_DEAC;
+	EXPECT_EQ(0, Status(Exec(io_, Cmd(NVME_IO_FLUSH, cid_++, 1))));
+	Capsule wz = Rw(NVME_IO_WRITE_ZEROES, 1, 3, 1);
+	wz.sqe.cdw12 |= NVME_RW_DEAC;
 	ASSERT_EQ(0, Status(Exec(io_, wz)));
 	ExpectZero(1, 3, 4096, 4096);
 	ASSERT_EQ(0, Status(Read(1, 4, &out, 4096, 4096)));
@@ -386,11 +386,11 @@ TEST_F(NvmfIoFile, FileBackedNamespace)
 
 	// Identify reports a volatile write cache (flush means fdatasync).
 	std::vector<uint8_t> id(4096);
-	Capsule ic = Cmd(NVMF_ADM_IDENTIFY, 5);
-	ic.sqe.cdw10 = NVMF_CNS_CTRL;
+	Capsule ic = Cmd(NVME_ADM_IDENTIFY, 5);
+	ic.sqe.cdw10 = NVME_CNS_CTRL;
 	SetKeyed(&ic.sqe, id.data(), 4096);
 	ASSERT_EQ(0, Status(Exec(admin_, ic)));
-	EXPECT_EQ(NVMF_VWC_PRESENT, id[525]);
+	EXPECT_EQ(NVME_VWC_PRESENT, id[525]);
 }
 
 class NvmfIoNull : public NvmfIo
@@ -415,10 +415,10 @@ TEST_F(NvmfIoNull, WritesAreDiscardedReadsAreZero)
 	ASSERT_EQ(0, Status(Write(1, 5, icd, 4096, true)));
 	ExpectZero(1, last - 1, 8192, 4096);
 	ExpectZero(1, 5, 4096, 4096);
-	EXPECT_EQ(NVMF_SC_LBA_RANGE, Sc(Write(1, last, in, 4096)));
-	EXPECT_EQ(0, Status(Exec(io_, Cmd(NVMF_IO_FLUSH, cid_++, 1))));
-	Capsule wz = Rw(NVMF_IO_WRITE_ZEROES, 1, 0, 8);
-	wz.sqe.cdw12 |= NVMF_RW_DEAC;
+	EXPECT_EQ(NVME_SC_LBA_RANGE, Sc(Write(1, last, in, 4096)));
+	EXPECT_EQ(0, Status(Exec(io_, Cmd(NVME_IO_FLUSH, cid_++, 1))));
+	Capsule wz = Rw(NVME_IO_WRITE_ZEROES, 1, 0, 8);
+	wz.sqe.cdw12 |= NVME_RW_DEAC;
 	EXPECT_EQ(0, Status(Exec(io_, wz)));
 }
 

@@ -15,7 +15,7 @@ extern "C" {
 namespace
 {
 
-const uint32_t kGoodCc = NVMF_CC_EN | 6u << 16 | 4u << 20;
+const uint32_t kGoodCc = NVME_CC_EN | 6u << 16 | 4u << 20;
 
 TEST(NvmfProps, Cap)
 {
@@ -36,20 +36,20 @@ TEST(NvmfProps, GetSizesAndOffsets)
 {
 	nvmf_regs r = {0x00460001, 0x1};
 	uint64_t v = 0;
-	EXPECT_EQ(0, nvmf_prop_get(&r, 0xABCD, NVMF_PROP_CAP, true, &v));
+	EXPECT_EQ(0, nvmf_prop_get(&r, 0xABCD, NVME_PROP_CAP, true, &v));
 	EXPECT_EQ(0xABCDu, v);
-	EXPECT_EQ(0, nvmf_prop_get(&r, 0, NVMF_PROP_VS, false, &v));
+	EXPECT_EQ(0, nvmf_prop_get(&r, 0, NVME_PROP_VS, false, &v));
 	EXPECT_EQ(0x00010300u, v);
-	EXPECT_EQ(0, nvmf_prop_get(&r, 0, NVMF_PROP_CC, false, &v));
+	EXPECT_EQ(0, nvmf_prop_get(&r, 0, NVME_PROP_CC, false, &v));
 	EXPECT_EQ(0x00460001u, v);
-	EXPECT_EQ(0, nvmf_prop_get(&r, 0, NVMF_PROP_CSTS, false, &v));
+	EXPECT_EQ(0, nvmf_prop_get(&r, 0, NVME_PROP_CSTS, false, &v));
 	EXPECT_EQ(1u, v);
 	// Wrong size for the property, reserved or unsupported offsets.
-	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, NVMF_PROP_CAP, false, &v));
-	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, NVMF_PROP_VS, true, &v));
+	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, NVME_PROP_CAP, false, &v));
+	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, NVME_PROP_VS, true, &v));
 	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, 0x0C, false, &v)); // INTMS
 	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, 0x10, false, &v)); // INTMC
-	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, NVMF_PROP_NSSR, false, &v));
+	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, NVME_PROP_NSSR, false, &v));
 	EXPECT_EQ(-EINVAL, nvmf_prop_get(&r, 0, 0x15, false, &v));
 }
 
@@ -60,18 +60,18 @@ TEST(NvmfProps, EnableSetsReady)
 	nvmf_cc_write(&r, kGoodCc, &e);
 	EXPECT_TRUE(e.enabled);
 	EXPECT_FALSE(e.reset || e.failed);
-	EXPECT_EQ(NVMF_CSTS_RDY, r.csts);
+	EXPECT_EQ(NVME_CSTS_RDY, r.csts);
 	EXPECT_EQ(kGoodCc, r.cc);
 	nvmf_cc_write(&r, kGoodCc, &e); // EN stays 1: nothing happens
 	EXPECT_FALSE(e.enabled || e.reset || e.failed);
-	EXPECT_EQ(NVMF_CSTS_RDY, r.csts);
+	EXPECT_EQ(NVME_CSTS_RDY, r.csts);
 }
 
 TEST(NvmfProps, BadConfigurationSetsCfs)
 {
 	const uint32_t bad[] = {
-		NVMF_CC_EN | 4u << 20, // IOSQES 0
-		NVMF_CC_EN | 6u << 16, // IOCQES 0
+		NVME_CC_EN | 4u << 20, // IOSQES 0
+		NVME_CC_EN | 6u << 16, // IOCQES 0
 		kGoodCc | 1u << 7,     // MPS 8 KiB
 		kGoodCc | 1u << 11,    // AMS WRR
 		kGoodCc | 7u << 4,     // CSS
@@ -82,7 +82,7 @@ TEST(NvmfProps, BadConfigurationSetsCfs)
 		nvmf_cc_write(&r, cc, &e);
 		EXPECT_TRUE(e.failed) << std::hex << cc;
 		EXPECT_FALSE(e.enabled);
-		EXPECT_EQ(NVMF_CSTS_CFS, r.csts);
+		EXPECT_EQ(NVME_CSTS_CFS, r.csts);
 		// Clearing EN resets and clears CFS.
 		nvmf_cc_write(&r, 0, &e);
 		EXPECT_TRUE(e.reset);
@@ -96,11 +96,11 @@ TEST(NvmfProps, ResetAndShutdown)
 	nvmf_cc_effect e;
 	nvmf_cc_write(&r, kGoodCc, &e);
 	nvmf_cc_write(&r, kGoodCc | 1u << 14, &e); // SHN normal
-	EXPECT_EQ(NVMF_CSTS_RDY | NVMF_CSTS_SHST_CMPLT, r.csts);
+	EXPECT_EQ(NVME_CSTS_RDY | NVME_CSTS_SHST_CMPLT, r.csts);
 	nvmf_cc_write(&r, kGoodCc | 2u << 14, &e); // SHN abrupt
-	EXPECT_EQ(NVMF_CSTS_RDY | NVMF_CSTS_SHST_CMPLT, r.csts);
+	EXPECT_EQ(NVME_CSTS_RDY | NVME_CSTS_SHST_CMPLT, r.csts);
 	nvmf_cc_write(&r, kGoodCc, &e); // SHN cleared
-	EXPECT_EQ(NVMF_CSTS_RDY, r.csts);
+	EXPECT_EQ(NVME_CSTS_RDY, r.csts);
 	nvmf_cc_write(&r, 6u << 16 | 4u << 20, &e); // EN 1 -> 0
 	EXPECT_TRUE(e.reset);
 	EXPECT_EQ(0u, r.csts);

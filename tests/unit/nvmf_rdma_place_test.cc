@@ -27,9 +27,9 @@ int Pick(const void *pdata, size_t len, unsigned nshards)
 int PickQueue(uint16_t qid, uint16_t cntlid, unsigned nshards)
 {
 	uint8_t pd[56] = {}; // IB pads the REQ's private data to 56 bytes
-	nvmf_rdma_cm_req req;
+	nvme_rdma_cm_req req;
 
-	EXPECT_EQ(0, nvmf_rdma_req_build(qid, 32, cntlid, &req));
+	EXPECT_EQ(0, nvme_rdma_req_build(qid, 32, cntlid, &req));
 	memcpy(pd, &req, sizeof(req));
 	return Pick(pd, sizeof(pd), nshards);
 }

@@ -77,7 +77,7 @@ struct Slot {
 
 // One received capsule: the SQE and its in-capsule data.
 struct Capsule {
-	nvmf_sqe sqe;
+	nvme_sqe sqe;
 	std::vector<uint8_t> icd;
 
 	std::vector<uint8_t> Bytes() const
@@ -90,7 +90,7 @@ struct Capsule {
 	}
 };
 
-inline void SetKeyed(nvmf_sqe *s, const void *host, uint32_t len,
+inline void SetKeyed(nvme_sqe *s, const void *host, uint32_t len,
 		     bool invalidate = false)
 {
 	s->sgl.addr = (uint64_t)(uintptr_t)host;
@@ -98,18 +98,18 @@ inline void SetKeyed(nvmf_sqe *s, const void *host, uint32_t len,
 	s->sgl.keyed.len[1] = (uint8_t)(len >> 8);
 	s->sgl.keyed.len[2] = (uint8_t)(len >> 16);
 	s->sgl.keyed.key = 0x1234;
-	s->sgl.keyed.type = (uint8_t)(NVMF_SGL_TYPE_KEYED_DATA << 4 |
-				      (invalidate ? NVMF_SGL_SUB_INVALIDATE
-						  : NVMF_SGL_SUB_ADDRESS));
+	s->sgl.keyed.type = (uint8_t)(NVME_SGL_TYPE_KEYED_DATA << 4 |
+				      (invalidate ? NVME_SGL_SUB_INVALIDATE
+						  : NVME_SGL_SUB_ADDRESS));
 }
 
-inline void SetInCapsule(nvmf_sqe *s, uint64_t off, uint32_t len)
+inline void SetInCapsule(nvme_sqe *s, uint64_t off, uint32_t len)
 {
 	memset(&s->sgl, 0, sizeof(s->sgl));
 	s->sgl.addr = off;
 	s->sgl.unkeyed.len = len;
 	s->sgl.unkeyed.type =
-		(uint8_t)(NVMF_SGL_TYPE_DATA_BLOCK << 4 | NVMF_SGL_SUB_OFFSET);
+		(uint8_t)(NVME_SGL_TYPE_DATA_BLOCK << 4 | NVME_SGL_SUB_OFFSET);
 }
 
 // A command with PSDT = SGL and a null keyed SGL (what hosts send when no
@@ -119,7 +119,7 @@ inline Capsule Cmd(uint8_t opc, uint16_t cid, uint32_t nsid = 0)
 	Capsule c;
 	memset(&c.sqe, 0, sizeof(c.sqe));
 	c.sqe.opc = opc;
-	c.sqe.flags = NVMF_FLAGS_PSDT_SGL;
+	c.sqe.flags = NVME_FLAGS_PSDT_SGL;
 	c.sqe.cid = cid;
 	c.sqe.nsid = nsid;
 	SetKeyed(&c.sqe, nullptr, 0);
@@ -128,7 +128,7 @@ inline Capsule Cmd(uint8_t opc, uint16_t cid, uint32_t nsid = 0)
 
 inline Capsule Fabrics(uint8_t fctype, uint16_t cid)
 {
-	Capsule c = Cmd(NVMF_OPC_FABRICS, cid);
+	Capsule c = Cmd(NVME_OPC_FABRICS, cid);
 	c.sqe.flags = 0; // reserved in Fabrics commands
 	((uint8_t *)&c.sqe)[4] = fctype;
 	return c;
@@ -151,7 +151,7 @@ inline uint16_t Sct(const nvmf_req &r)
 
 inline bool Dnr(const nvmf_req &r)
 {
-	return Status(r) & NVMF_DNR;
+	return Status(r) & NVME_DNR;
 }
 
 struct Fake {
@@ -297,10 +297,10 @@ class NvmfTest : public ::testing::Test
 		return s.req;
 	}
 
-	static nvmf_connect_data
+	static nvme_connect_data
 	ConnectData(const char *subnqn, const char *hostnqn, uint16_t cntlid)
 	{
-		nvmf_connect_data d;
+		nvme_connect_data d;
 		memset(&d, 0, sizeof(d));
 		memset(d.hostid, 0xAB, sizeof(d.hostid));
 		d.cntlid = cntlid;
@@ -310,10 +310,10 @@ class NvmfTest : public ::testing::Test
 	}
 
 	static Capsule ConnectCmd(uint16_t qid, uint16_t sqsize, uint32_t kato,
-				  const nvmf_connect_data *d, uint16_t cid = 1)
+				  const nvme_connect_data *d, uint16_t cid = 1)
 	{
-		Capsule c = Fabrics(NVMF_FCTYPE_CONNECT, cid);
-		nvmf_connect_cmd cc;
+		Capsule c = Fabrics(NVME_FCTYPE_CONNECT, cid);
+		nvme_connect_cmd cc;
 
 		memcpy(&cc, &c.sqe, sizeof(cc));
 		cc.qid = qid;
@@ -329,15 +329,15 @@ class NvmfTest : public ::testing::Test
 			 const char *subnqn, const char *hostnqn,
 			 uint16_t cntlid, uint32_t kato = 0)
 	{
-		nvmf_connect_data d = ConnectData(subnqn, hostnqn, cntlid);
+		nvme_connect_data d = ConnectData(subnqn, hostnqn, cntlid);
 		return Exec(q, ConnectCmd(qid, sqsize, kato, &d));
 	}
 
 	nvmf_req PropSet(nvmf_queue *q, uint32_t ofst, uint64_t val,
-			 uint8_t attrib = NVMF_PROP_SIZE_4, uint16_t cid = 9)
+			 uint8_t attrib = NVME_PROP_SIZE_4, uint16_t cid = 9)
 	{
-		Capsule c = Fabrics(NVMF_FCTYPE_PROP_SET, cid);
-		nvmf_prop_cmd p;
+		Capsule c = Fabrics(NVME_FCTYPE_PROP_SET, cid);
+		nvme_prop_cmd p;
 
 		memcpy(&p, &c.sqe, sizeof(p));
 		p.attrib = attrib;
@@ -350,8 +350,8 @@ class NvmfTest : public ::testing::Test
 	nvmf_req PropGet(nvmf_queue *q, uint32_t ofst, uint8_t attrib,
 			 uint16_t cid = 8)
 	{
-		Capsule c = Fabrics(NVMF_FCTYPE_PROP_GET, cid);
-		nvmf_prop_cmd p;
+		Capsule c = Fabrics(NVME_FCTYPE_PROP_GET, cid);
+		nvme_prop_cmd p;
 
 		memcpy(&p, &c.sqe, sizeof(p));
 		p.attrib = attrib;
@@ -362,7 +362,7 @@ class NvmfTest : public ::testing::Test
 
 	static uint32_t CcEnable()
 	{
-		return NVMF_CC_EN | 6u << 16 | 4u << 20;
+		return NVME_CC_EN | 6u << 16 | 4u << 20;
 	}
 
 	// A connected, enabled admin queue of @subnqn; its cntlid in *cntlid.
@@ -371,12 +371,12 @@ class NvmfTest : public ::testing::Test
 	{
 		nvmf_queue *q = NewQueue(0, 32);
 		nvmf_req r = Connect(q, 0, 31, subnqn, host,
-				     NVMF_CNTLID_DYNAMIC, kato);
+				     NVME_CNTLID_DYNAMIC, kato);
 
 		EXPECT_EQ(0, Status(r));
 		if (cntlid)
 			*cntlid = (uint16_t)r.rsp.result;
-		EXPECT_EQ(0, Status(PropSet(q, NVMF_PROP_CC, CcEnable())));
+		EXPECT_EQ(0, Status(PropSet(q, NVME_PROP_CC, CcEnable())));
 		return q;
 	}
 

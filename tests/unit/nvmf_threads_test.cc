@@ -66,7 +66,7 @@ TEST_F(NvmfThreads, QueuesOnTheirOwnThreadsWithEvents)
 	auto io_thread = [&](int n) {
 		std::vector<uint8_t> buf(4096);
 		for (int i = 0; i < kIters; i++) {
-			Capsule c = Cmd(i % 2 ? NVMF_IO_READ : NVMF_IO_WRITE,
+			Capsule c = Cmd(i % 2 ? NVME_IO_READ : NVME_IO_WRITE,
 					(uint16_t)i, 1);
 			c.sqe.cdw10 = (uint32_t)(n * 1000 + i % 500);
 			c.sqe.cdw12 = 7; // 8 blocks
@@ -91,15 +91,15 @@ TEST_F(NvmfThreads, QueuesOnTheirOwnThreadsWithEvents)
 		// (at most 4 + one per raised notice AER CIDs are used).
 		uint16_t aer_cid = 1, log_cid = 20000;
 		ASSERT_EQ(0, Status(Exec(admin, [] {
-				  Capsule c = Cmd(NVMF_ADM_SET_FEATURES, 999);
-				  c.sqe.cdw10 = NVMF_FEAT_ASYNC_EVENT;
-				  c.sqe.cdw11 = NVMF_OAES_NS_ATTR;
+				  Capsule c = Cmd(NVME_ADM_SET_FEATURES, 999);
+				  c.sqe.cdw10 = NVME_FEAT_ASYNC_EVENT;
+				  c.sqe.cdw11 = NVME_OAES_NS_ATTR;
 				  return c;
 			  }())));
 		for (auto &a : aers)
 			ASSERT_EQ(NVMF_ACT_HOLD,
 				  Run(admin, &a,
-				      Cmd(NVMF_ADM_ASYNC_EVENT, aer_cid++)));
+				      Cmd(NVME_ADM_ASYNC_EVENT, aer_cid++)));
 		auto drain = [&]() {
 			std::vector<nvmf_req *> ready;
 			{
@@ -117,14 +117,14 @@ TEST_F(NvmfThreads, QueuesOnTheirOwnThreadsWithEvents)
 				ASSERT_NE(nullptr, s);
 				ASSERT_EQ(NVMF_ACT_HOLD,
 					  Run(admin, s,
-					      Cmd(NVMF_ADM_ASYNC_EVENT,
+					      Cmd(NVME_ADM_ASYNC_EVENT,
 						  aer_cid++)));
 			}
 		};
 		armed = true;
 		for (int i = 0; !events_done || i < kIters; i++) {
-			Capsule c = Cmd(NVMF_ADM_GET_LOG_PAGE, log_cid++);
-			c.sqe.cdw10 = NVMF_LID_SMART | 127u << 16;
+			Capsule c = Cmd(NVME_ADM_GET_LOG_PAGE, log_cid++);
+			c.sqe.cdw10 = NVME_LID_SMART | 127u << 16;
 			SetKeyed(&c.sqe, buf.data(), 512);
 			uint16_t sts = Status(Exec(admin, c));
 			if (sts) {
@@ -132,8 +132,8 @@ TEST_F(NvmfThreads, QueuesOnTheirOwnThreadsWithEvents)
 					      << std::hex << sts;
 				io_errors++;
 			}
-			c = Cmd(NVMF_ADM_GET_LOG_PAGE, log_cid++);
-			c.sqe.cdw10 = NVMF_LID_CHANGED_NS | 1023u << 16;
+			c = Cmd(NVME_ADM_GET_LOG_PAGE, log_cid++);
+			c.sqe.cdw10 = NVME_LID_CHANGED_NS | 1023u << 16;
 			SetKeyed(&c.sqe, buf.data(), 4096);
 			Exec(admin, c); // clears the list, re-arms notices
 			drain();

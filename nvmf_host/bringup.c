@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/bringup.c - the admin queue's state machine (enum
+ * nvmf_host/bringup.c - the admin queue's state machine (enum
  * wnh_step, admin shard only): after the admin Connect, Property Get CAP
  * and VS, CC.EN and CSTS.RDY within CAP.TO, Identify Controller, the
  * NVM command set's Identify Controller (CNS 06h: size limits; an NVMe
@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "initiators/nvmf/ctrl_sm.h"
-#include "initiators/nvmf/host_int.h"
-#include "initiators/nvmf/limits.h"
+#include "nvmf_host/ctrl_sm.h"
+#include "nvmf_host/host_int.h"
+#include "nvmf_host/limits.h"
 
 #define POLL_NS (10ull * 1000 * 1000) /* CSTS polling period */
 /* next()'s result for an Identify CNS 06h the controller failed. */
@@ -81,7 +81,7 @@ static void step_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 }
 
 static void submit(struct wharf_nvmf_host *h, enum wnh_step step,
-		   const union nvmf_cmd *c, enum wnh_dir dir, void *buf,
+		   const union nvme_cmd *c, enum wnh_dir dir, void *buf,
 		   uint32_t len)
 {
 	int rc;
@@ -96,7 +96,7 @@ static void submit(struct wharf_nvmf_host *h, enum wnh_step step,
 static void prop_get(struct wharf_nvmf_host *h, enum wnh_step step,
 		     uint32_t ofst, int size8)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	wnh_cmd_prop_get(&c, ofst, size8);
 	submit(h, step, &c, NH_DIR_NONE, NULL, 0);
@@ -105,7 +105,7 @@ static void prop_get(struct wharf_nvmf_host *h, enum wnh_step step,
 static void prop_set(struct wharf_nvmf_host *h, enum wnh_step step,
 		     uint32_t ofst, uint32_t v)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	wnh_cmd_prop_set(&c, ofst, v);
 	submit(h, step, &c, NH_DIR_NONE, NULL, 0);
@@ -114,10 +114,10 @@ static void prop_set(struct wharf_nvmf_host *h, enum wnh_step step,
 static void identify(struct wharf_nvmf_host *h, enum wnh_step step, uint8_t cns,
 		     uint32_t nsid)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	wnh_cmd_identify(&c, cns, nsid);
-	submit(h, step, &c, NH_DIR_FROM_CTRL, h->id_buf, NVMF_IDENTIFY_SIZE);
+	submit(h, step, &c, NH_DIR_FROM_CTRL, h->id_buf, NVME_IDENTIFY_SIZE);
 }
 
 /* ------------------------------------------------------------------ */
@@ -141,7 +141,7 @@ static void ka_cb(int status, uint16_t nvme_status, void *arg)
 static void ka_fn(struct wharf_timer *t, void *arg)
 {
 	struct wharf_nvmf_host *h = arg;
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	if (h->step == NHS_STOPPED || h->admin.state != NHQ_LIVE)
 		return;
@@ -167,7 +167,7 @@ static void copy_str(char *dst, const char *src, size_t n)
 
 static void got_id_ctrl(struct wharf_nvmf_host *h)
 {
-	const struct nvmf_id_ctrl *id = (const void *)h->id_buf;
+	const struct nvme_id_ctrl *id = (const void *)h->id_buf;
 	struct wharf_nvmf_host_info *in = &h->scan;
 
 	in->mdts = id->mdts;
@@ -223,7 +223,7 @@ static const char *changed(const struct wharf_nvmf_host *h, uint32_t entries)
 
 static void start_io_queues(struct wharf_nvmf_host *h)
 {
-	uint32_t mqes = (uint32_t)NVMF_CAP_MQES(h->scan.cap) + 1;
+	uint32_t mqes = (uint32_t)NVME_CAP_MQES(h->scan.cap) + 1;
 	uint32_t entries = h->want_entries < mqes ? h->want_entries : mqes;
 	const char *why;
 
@@ -282,14 +282,14 @@ static void start_io_queues(struct wharf_nvmf_host *h)
 /* ------------------------------------------------------------------ */
 
 #define DISC_READS_MAX 10u /* log reads before giving up on genctr */
-#define DISC_ENTRY     sizeof(struct nvmf_disc_entry)
+#define DISC_ENTRY     sizeof(struct nvme_disc_entry)
 
 static void disc_get(struct wharf_nvmf_host *h, enum wnh_step step, void *buf,
 		     uint64_t off, uint32_t len)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
-	wnh_cmd_get_log_page(&c, NVMF_LID_DISCOVERY, off, len);
+	wnh_cmd_get_log_page(&c, NVME_LID_DISCOVERY, off, len);
 	submit(h, step, &c, NH_DIR_FROM_CTRL, buf, len);
 }
 
@@ -373,7 +373,7 @@ static void csts_poll_fn(struct wharf_timer *t, void *arg)
 
 	(void)t;
 	if (h->step == NHS_CSTS || h->step == NHS_SHN)
-		prop_get(h, h->step, NVMF_PROP_CSTS, 0);
+		prop_get(h, h->step, NVME_PROP_CSTS, 0);
 }
 
 static void shutdown_done(struct wharf_nvmf_host *h)
@@ -387,46 +387,46 @@ static void shutdown_done(struct wharf_nvmf_host *h)
 
 static void next(struct wharf_nvmf_host *h, uint64_t r)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 	uint32_t csts = (uint32_t)r;
 
 	switch (h->step) {
 	case NHS_CAP:
 		h->scan.cap = r;
-		prop_get(h, NHS_VS, NVMF_PROP_VS, 0);
+		prop_get(h, NHS_VS, NVME_PROP_VS, 0);
 		break;
 	case NHS_VS:
 		h->scan.vs = (uint32_t)r;
-		prop_get(h, NHS_CC, NVMF_PROP_CC, 0);
+		prop_get(h, NHS_CC, NVME_PROP_CC, 0);
 		break;
 	case NHS_CC:
 		h->cc = (uint32_t)r;
-		if (h->cc & NVMF_CC_EN) {
+		if (h->cc & NVME_CC_EN) {
 			h->step = NHS_ENABLE;
 			next(h, 0);
 			break;
 		}
 		/* NVM command set, 4 KiB pages, 64-byte SQEs, 16-byte CQEs. */
-		h->cc = NVMF_CC_EN | 6u << 16 | 4u << 20;
-		prop_set(h, NHS_ENABLE, NVMF_PROP_CC, h->cc);
+		h->cc = NVME_CC_EN | 6u << 16 | 4u << 20;
+		prop_set(h, NHS_ENABLE, NVME_PROP_CC, h->cc);
 		break;
 	case NHS_ENABLE: {
 		uint64_t to = (h->scan.cap >> 24 & 0xFF) * 500;
 
-		h->step_deadline_ms = wnh_now_ms() + (to ? to : 500);
-		prop_get(h, NHS_CSTS, NVMF_PROP_CSTS, 0);
+		h->step_deadline_ms = wharf_now_ms() + (to ? to : 500);
+		prop_get(h, NHS_CSTS, NVME_PROP_CSTS, 0);
 		break;
 	}
 	case NHS_CSTS:
-		if (csts & NVMF_CSTS_CFS) {
+		if (csts & NVME_CSTS_CFS) {
 			step_fail(h, -EIO,
 				  "controller fatal status (CSTS 0x%x)", csts);
-		} else if (csts & NVMF_CSTS_RDY && h->disc) {
+		} else if (csts & NVME_CSTS_RDY && h->disc) {
 			h->disc_reads = 0;
 			disc_get(h, NHS_DISC_HDR, h->id_buf, 0, DISC_ENTRY);
-		} else if (csts & NVMF_CSTS_RDY) {
-			identify(h, NHS_ID_CTRL, NVMF_CNS_CTRL, 0);
-		} else if (wnh_now_ms() > h->step_deadline_ms) {
+		} else if (csts & NVME_CSTS_RDY) {
+			identify(h, NHS_ID_CTRL, NVME_CNS_CTRL, 0);
+		} else if (wharf_now_ms() > h->step_deadline_ms) {
 			step_fail(h, -ETIMEDOUT,
 				  "CSTS.RDY not set within CAP.TO (%u ms)",
 				  (unsigned)((h->scan.cap >> 24 & 0xFF) * 500));
@@ -437,14 +437,14 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 	case NHS_ID_CTRL:
 		got_id_ctrl(h);
 		/* Linux asks from NVMe 1.2 on; any failure: no limits. */
-		wnh_cmd_identify_csi(&c, NVMF_CNS_CS_CTRL, NVMF_CSI_NVM);
+		wnh_cmd_identify_csi(&c, NVME_CNS_CS_CTRL, NVME_CSI_NVM);
 		submit(h, NHS_ID_CS_CTRL, &c, NH_DIR_FROM_CTRL, h->id_buf,
-		       NVMF_IDENTIFY_SIZE);
+		       NVME_IDENTIFY_SIZE);
 		break;
 	case NHS_ID_CS_CTRL:
 		wnh_nvm_limits(r == ID_CS_FAILED
 				       ? NULL
-				       : (const struct nvmf_id_ctrl_nvm
+				       : (const struct nvme_id_ctrl_nvm
 						  *)(const void *)h->id_buf,
 			       &h->scan);
 		wnh_cmd_set_nqueues(&c, h->want_queues);
@@ -456,27 +456,27 @@ static void next(struct wharf_nvmf_host *h, uint64_t r)
 		uint32_t g = nsqa < ncqa ? nsqa : ncqa;
 
 		h->scan.nr_io_queues = h->want_queues < g ? h->want_queues : g;
-		identify(h, NHS_NS_LIST, NVMF_CNS_ACTIVE_NSL, 0);
+		identify(h, NHS_NS_LIST, NVME_CNS_ACTIVE_NSL, 0);
 		break;
 	}
 	case NHS_NS_LIST:
 		got_ns_list(h);
 		if (h->scan.nr_ns)
-			identify(h, NHS_ID_NS, NVMF_CNS_NS, h->scan_ns[0].nsid);
+			identify(h, NHS_ID_NS, NVME_CNS_NS, h->scan_ns[0].nsid);
 		else
 			start_io_queues(h);
 		break;
 	case NHS_ID_NS:
 		got_ns(h);
 		if (++h->ns_next < h->scan.nr_ns)
-			identify(h, NHS_ID_NS, NVMF_CNS_NS,
+			identify(h, NHS_ID_NS, NVME_CNS_NS,
 				 h->scan_ns[h->ns_next].nsid);
 		else
 			start_io_queues(h);
 		break;
 	case NHS_SHN:
-		if ((csts & NVMF_CSTS_SHST_MASK) == NVMF_CSTS_SHST_CMPLT ||
-		    wnh_now_ms() > h->step_deadline_ms)
+		if ((csts & NVME_CSTS_SHST_MASK) == NVME_CSTS_SHST_CMPLT ||
+		    wharf_now_ms() > h->step_deadline_ms)
 			shutdown_done(h);
 		else
 			wharf_timer_arm(h->step_timer, POLL_NS);
@@ -552,7 +552,7 @@ void wnh_admin_connected(struct wharf_nvmf_host *h)
 		step_fail(h, rc, "admin timers: %s", strerror(-rc));
 		return;
 	}
-	prop_get(h, NHS_CAP, NVMF_PROP_CAP, 1);
+	prop_get(h, NHS_CAP, NVME_PROP_CAP, 1);
 }
 
 void wnh_admin_halt(struct wharf_nvmf_host *h)
@@ -571,9 +571,9 @@ void wnh_admin_shutdown(struct wharf_nvmf_host *h)
 		shutdown_done(h);
 		return;
 	}
-	h->step_deadline_ms = wnh_now_ms() + h->admin_timeout_ms;
+	h->step_deadline_ms = wharf_now_ms() + h->admin_timeout_ms;
 	h->cc = (h->cc & ~(3u << 14)) | 1u << 14; /* SHN: normal */
-	prop_set(h, NHS_SHN, NVMF_PROP_CC, h->cc);
+	prop_set(h, NHS_SHN, NVME_PROP_CC, h->cc);
 	if (h->step == NHS_STOPPED)
 		shutdown_done(h);
 }

@@ -1,8 +1,8 @@
 /*
- * initiators/nvmf/aen.c - Asynchronous Event Requests as pure functions
+ * nvmf_host/aen.c - Asynchronous Event Requests as pure functions
  * (aen.h).
  */
-#include "initiators/nvmf/aen.h"
+#include "nvmf_host/aen.h"
 
 #include <string.h>
 
@@ -17,7 +17,7 @@ unsigned wnh_aer_count(uint8_t aerl)
 
 uint32_t wnh_aec_value(uint32_t oaes)
 {
-	return oaes & (NVMF_OAES_NS_ATTR | OAES_FW_ACT);
+	return oaes & (NVME_OAES_NS_ATTR | OAES_FW_ACT);
 }
 
 void wnh_aen_decode(uint32_t dw0, struct wnh_aen *out)
@@ -30,13 +30,13 @@ void wnh_aen_decode(uint32_t dw0, struct wnh_aen *out)
 uint32_t wnh_aen_log_len(uint8_t lid)
 {
 	switch (lid) {
-	case NVMF_LID_ERROR:
+	case NVME_LID_ERROR:
 		return 64;
-	case NVMF_LID_SMART:
+	case NVME_LID_SMART:
 	case 0x03: /* Firmware Slot Information */
 		return 512;
-	case NVMF_LID_CHANGED_NS:
-		return NVMF_CHANGED_NS_LOG_SIZE;
+	case NVME_LID_CHANGED_NS:
+		return NVME_CHANGED_NS_LOG_SIZE;
 	default:
 		return 0;
 	}
@@ -46,7 +46,7 @@ enum wnh_aer_next wnh_aer_after(int status, const struct wnh_aen *ev)
 {
 	if (status)
 		return WNH_AER_STOP;
-	if (ev->type == NVMF_AER_TYPE_ERROR &&
+	if (ev->type == NVME_AER_TYPE_ERROR &&
 	    ev->info == WNH_AER_INFO_PERSIST_INT_ERR)
 		return WNH_AER_RESET;
 	return WNH_AER_REARM;
@@ -57,12 +57,12 @@ int wnh_changed_ns_count(const void *buf, uint32_t len)
 	const uint8_t *p = buf;
 	int n = 0;
 
-	for (uint32_t off = 0; off + 4 <= len && n < NVMF_CHANGED_NS_MAX;
+	for (uint32_t off = 0; off + 4 <= len && n < NVME_CHANGED_NS_MAX;
 	     off += 4) {
 		uint32_t nsid;
 
 		memcpy(&nsid, p + off, 4);
-		if (off == 0 && nsid == NVMF_CHANGED_NS_OVERFLOW)
+		if (off == 0 && nsid == NVME_CHANGED_NS_OVERFLOW)
 			return -1;
 		if (!nsid)
 			break;

@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/hop.h - an I/O command called from a thread other than
+ * nvmf_host/hop.h - an I/O command called from a thread other than
  * its queue's owner shard, packed into one message for that shard (the
  * hop), and the bounds check of a buffer inside a caller's registration.
  * Pure: no state, no I/O; unit-tested on their own.
@@ -41,13 +41,13 @@ struct wnh_io {
 	wharf_nvmf_host_cb cb;
 	void *arg;
 	unsigned nr; /* DSM: ranges */
-	struct nvmf_dsm_range *ranges;
+	struct nvme_dsm_range *ranges;
 };
 
 /* The message: the command, and for DSM its ranges right behind it. */
 struct wnh_hop {
 	struct wnh_io io;
-	struct nvmf_dsm_range ranges[];
+	struct nvme_dsm_range ranges[];
 };
 
 /*

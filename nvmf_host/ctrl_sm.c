@@ -1,9 +1,9 @@
 /*
- * initiators/nvmf/ctrl_sm.c - the controller's recovery transitions and
+ * nvmf_host/ctrl_sm.c - the controller's recovery transitions and
  * the reconnect backoff (ctrl_sm.h): one switch per state over the
  * events, nothing else.
  */
-#include "initiators/nvmf/ctrl_sm.h"
+#include "nvmf_host/ctrl_sm.h"
 
 #define S(st, a) ((struct wnh_trans){.next = (st), .act = (a)})
 

@@ -1,11 +1,11 @@
 /*
- * initiators/nvmf/hop.c - the message of an off-shard I/O call and the
+ * nvmf_host/hop.c - the message of an off-shard I/O call and the
  * registration bounds check (hop.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "initiators/nvmf/hop.h"
+#include "nvmf_host/hop.h"
 
 struct wnh_hop *wnh_hop_new(const struct wnh_io *io)
 {

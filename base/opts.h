@@ -1,5 +1,6 @@
 /*
- * Size-versioned structs shared by every wharf module (internal).
+ * base/opts.h - size-versioned structs, the rule every public options and
+ * output struct of every module follows (internal; below all modules).
  *
  * Public options and output structs start with `size_t size`, set by the
  * caller to sizeof the struct it was compiled against.  The library:
@@ -10,8 +11,8 @@
  *  - rejects a size too small to hold the size field itself with -EINVAL.
  * Output structs are filled up to min(caller size, library size).
  */
-#ifndef WHARF_CORE_OPTS_H
-#define WHARF_CORE_OPTS_H
+#ifndef WHARF_BASE_OPTS_H
+#define WHARF_BASE_OPTS_H
 
 #include <errno.h>
 #include <stddef.h>
@@ -22,7 +23,7 @@
  * a zeroed struct of `dst_size` bytes.  NULL `src` leaves `dst` all-default.
  * Returns 0 or -EINVAL; on success dst's size field is dst_size.
  */
-static inline int wcore_opts_copy(void *dst, size_t dst_size, const void *src)
+static inline int wbase_opts_copy(void *dst, size_t dst_size, const void *src)
 {
 	size_t src_size;
 
@@ -44,7 +45,7 @@ static inline int wcore_opts_copy(void *dst, size_t dst_size, const void *src)
  * Copies the library's output struct `src` (`src_size` bytes) into the
  * caller's `dst`, whose first field holds its size.  Returns 0 or -EINVAL.
  */
-static inline int wcore_out_copy(void *dst, const void *src, size_t src_size)
+static inline int wbase_out_copy(void *dst, const void *src, size_t src_size)
 {
 	size_t dst_size;
 
@@ -58,4 +59,4 @@ static inline int wcore_out_copy(void *dst, const void *src, size_t src_size)
 	return 0;
 }
 
-#endif /* WHARF_CORE_OPTS_H */
+#endif /* WHARF_BASE_OPTS_H */

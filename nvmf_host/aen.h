@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/aen.h - Asynchronous Event Requests as pure functions:
+ * nvmf_host/aen.h - Asynchronous Event Requests as pure functions:
  * how many to keep outstanding, which events to enable, what a
  * completion says and which log page it names, whether to arm another.
  * No state, no I/O: aer.c drives them at run time, the unit test on its
@@ -67,7 +67,7 @@ enum wnh_aer_next {
 enum wnh_aer_next wnh_aer_after(int status, const struct wnh_aen *ev);
 
 /* The Changed Namespace List (@buf, @len bytes from the peer): the
- * number of NSIDs before the first 0 (at most NVMF_CHANGED_NS_MAX), or
+ * number of NSIDs before the first 0 (at most NVME_CHANGED_NS_MAX), or
  * -1 when it overflowed (first entry FFFFFFFFh: "more than 1024"). */
 int wnh_changed_ns_count(const void *buf, uint32_t len);
 

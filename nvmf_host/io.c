@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/io.c - the NVM commands of <wharf/nvmf_host.h>: Read,
+ * nvmf_host/io.c - the NVM commands of <wharf/nvmf_host.h>: Read,
  * Write, Flush, Write Zeroes and Dataset Management (Deallocate) on an
  * I/O queue, from the library's bounce buffers or the caller's registered
  * memory (mem.c).  Each call is checked where it is made (arguments,
@@ -13,9 +13,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "initiators/nvmf/hop.h"
-#include "initiators/nvmf/host_int.h"
-#include "initiators/nvmf/limits.h"
+#include "nvmf_host/hop.h"
+#include "nvmf_host/host_int.h"
+#include "nvmf_host/limits.h"
 
 static const struct wharf_nvmf_host_ns *find_ns(const struct wharf_nvmf_host *h,
 						uint32_t nsid)
@@ -34,9 +34,9 @@ static int check(struct wnh_io *io)
 	if (!q || !io->cb)
 		return -EINVAL;
 	if (io->op == WNH_IO_WRITE_ZEROES)
-		oncs = NVMF_ONCS_WRITE_ZEROES;
+		oncs = NVME_ONCS_WRITE_ZEROES;
 	else if (io->op == WNH_IO_DSM)
-		oncs = NVMF_ONCS_DSM;
+		oncs = NVME_ONCS_DSM;
 	if (oncs && !(q->h->info.oncs & oncs))
 		return -EOPNOTSUPP;
 	ns = find_ns(q->h, io->nsid);
@@ -66,7 +66,7 @@ static int check(struct wnh_io *io)
 		return 0;
 	case WNH_IO_DSM:
 		/* io->ranges was built from checked ranges by the caller. */
-		io->len = io->nr * (uint32_t)sizeof(struct nvmf_dsm_range);
+		io->len = io->nr * (uint32_t)sizeof(struct nvme_dsm_range);
 		return io->len > q->bounce_size ? -EINVAL : 0;
 	default:
 		return 0;
@@ -76,14 +76,14 @@ static int check(struct wnh_io *io)
 /* On the owner shard: the command into a slot; 0 or -errno. */
 static int issue(const struct wnh_io *io)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	switch (io->op) {
 	case WNH_IO_READ:
 	case WNH_IO_WRITE:
 		wnh_cmd_rw(&c,
-			   io->op == WNH_IO_WRITE ? NVMF_IO_WRITE
-						  : NVMF_IO_READ,
+			   io->op == WNH_IO_WRITE ? NVME_IO_WRITE
+						  : NVME_IO_READ,
 			   io->nsid, io->slba, io->nlb);
 		return wnh_submit_mem(io->q, &c,
 				      io->op == WNH_IO_WRITE ? NH_DIR_TO_CTRL
@@ -245,7 +245,7 @@ int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
 				   unsigned nr, wharf_nvmf_host_cb cb,
 				   void *arg)
 {
-	struct nvmf_dsm_range r[WHARF_NVMF_HOST_DSM_MAX_RANGES];
+	struct nvme_dsm_range r[WHARF_NVMF_HOST_DSM_MAX_RANGES];
 	const struct wharf_nvmf_host_ns *ns;
 	struct wnh_io io = {
 		.q = q,
@@ -259,7 +259,7 @@ int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
 
 	if (!q || !cb)
 		return -EINVAL;
-	if (!(q->h->info.oncs & NVMF_ONCS_DSM))
+	if (!(q->h->info.oncs & NVME_ONCS_DSM))
 		return -EOPNOTSUPP;
 	ns = find_ns(q->h, nsid);
 	if (!ns || !ranges || nr == 0 || nr > WHARF_NVMF_HOST_DSM_MAX_RANGES ||

@@ -1,13 +1,13 @@
 /*
- * initiators/nvmf/limits.c - the NVM command set's size limits
+ * nvmf_host/limits.c - the NVM command set's size limits
  * (limits.h).
  */
-#include "initiators/nvmf/limits.h"
+#include "nvmf_host/limits.h"
 
 #include <errno.h>
 #include <stdbool.h>
 
-void wnh_nvm_limits(const struct nvmf_id_ctrl_nvm *id,
+void wnh_nvm_limits(const struct nvme_id_ctrl_nvm *id,
 		    struct wharf_nvmf_host_info *in)
 {
 	in->wzsl = id ? id->wzsl : 0;
@@ -53,7 +53,7 @@ static bool tighter(uint64_t was, uint64_t now)
 const char *wnh_limits_tighter(const struct wharf_nvmf_host_info *was,
 			       const struct wharf_nvmf_host_info *now)
 {
-	const uint16_t optional = NVMF_ONCS_WRITE_ZEROES | NVMF_ONCS_DSM;
+	const uint16_t optional = NVME_ONCS_WRITE_ZEROES | NVME_ONCS_DSM;
 
 	if (was->oncs & optional & ~now->oncs)
 		return "fewer optional commands (ONCS)";

@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/recover.c - the controller's recovery at run time, on
+ * nvmf_host/recover.c - the controller's recovery at run time, on
  * the admin queue's shard: the transitions of ctrl_sm.h fed with what the
  * queues, the bring-up and three timers report, and their actions carried
  * out.
@@ -21,8 +21,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "initiators/nvmf/ctrl_sm.h"
-#include "initiators/nvmf/host_int.h"
+#include "nvmf_host/ctrl_sm.h"
+#include "nvmf_host/host_int.h"
 
 static void cnt_inc(atomic_uint_fast64_t *c)
 {

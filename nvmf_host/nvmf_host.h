@@ -1,94 +1,27 @@
 /*
- * wharf nvmf_host: a userspace NVMe over Fabrics host (initiator) on RDMA.
- * (Design and reasoning: docs/design/nvmf_host.md.)
+ * <wharf/nvmf_host.h> - a userspace NVMe over Fabrics host (initiator) on
+ * RDMA, a module of libwharf.
  *
  * A controller (struct wharf_nvmf_host) is one association with an NVM
- * subsystem of an NVMe-oF RDMA target (the Linux kernel's nvmet-rdma,
- * wharf-nvmf-tgt, SPDK ...): an admin queue and N I/O queues, each queue a
- * wharf connection (<wharf/cm.h>) on the caller's cm.
+ * subsystem of an NVMe-oF RDMA target (nvmet-rdma, wharf-nvmf-tgt,
+ * SPDK ...): an admin queue on shard 0 and N I/O queues, queue i on shard
+ * i % shards, each a wharf connection (<wharf/cm.h>) on the caller's cm.
+ * wharf_nvmf_host_connect() runs the whole bring-up (CM private data,
+ * Fabrics Connect, CC.EN and CSTS.RDY, Identify, the I/O queues);
+ * keep-alive and Asynchronous Event Requests run from then on.
  *
- * Placement.  The admin queue lives on shard 0; I/O queue i (0-based) on
- * shard i % shards, so N queues spread evenly over the shards and each
- * queue's connection, work requests and completions stay on one thread.
- * Admin traffic after the bring-up is a keep-alive every KATO/2 and the
- * rare asynchronous event, so sharing shard 0 with I/O queue 0 costs
- * nothing measurable.
- *
- * Bring-up (wharf_nvmf_host_connect(), all on the queues' shards): CM
- * private data {recfmt 0, qid, hrqsize, hsqsize}; Fabrics Connect with
- * the 1024-byte Connect data as a keyed SGL; Property Get CAP and VS;
- * Property Set CC.EN and Property Get CSTS until RDY, for at most CAP.TO;
- * Identify Controller; the NVM command set's Identify Controller (CNS
- * 06h, its size limits; a controller that fails it has none); Set
- * Features Number of Queues; Identify of the active namespace list and
- * of each namespace; then every I/O queue's connection and Connect.
- * Keep-alive runs every KATO/2 from then on.
- *
- * Asynchronous events.  Once connected (and after every reconnect) the
- * host enables the notices it handles that the controller advertises
- * (Set Features Asynchronous Event Configuration: namespace attribute,
- * firmware activation) and keeps min(AERL + 1, 4) Asynchronous Event
- * Requests outstanding on the admin queue, with no timeout.  For each
- * event it reads the log page the event names (which re-enables the
- * event), for a namespace attribute notice identifies the namespaces
- * again - wharf_nvmf_host_info() nr_ns and wharf_nvmf_host_ns() then
- * show added, removed and resized namespaces; I/O to a removed one
- * fails with -EINVAL at submission (or the controller's error when
- * already sent) - and calls on_event.  An AER that completes with an
- * error is not submitted again; AERs outstanding at a loss are not held
- * like user commands: the new association arms its own.
- *
- * I/O.  wharf_nvmf_host_read(), _write(), _flush(), _write_zeroes(),
- * _dsm_deallocate(), _read_mem() and _write_mem() may be called from any
- * thread and complete through a callback on the I/O queue's owner shard
- * (wharf_nvmf_host_queue_shard()).  On the owner shard the command goes
- * to the queue at once.  From any other thread the call checks its
- * arguments, then hands the command to the owner shard in one message;
- * whatever fails there (a full queue, a controller DEAD or
- * disconnecting, the post) reaches the callback, once, on the owner
- * shard.  Data moves through bounce buffers the library registered for
- * every command slot: writes of at most the target's in-capsule size
- * (IOCCSZ) go in the command capsule, other writes and every read by
- * keyed SGL (the target RDMA READs or WRITEs the slot's buffer); the
- * write's bytes are copied when the command enters the queue (during an
- * owner-shard call; on the owner shard later for a call from another
- * thread), a read's at completion.  Memory the caller registered with
- * wharf_nvmf_host_mem_reg() skips the bounce buffers (_read_mem(),
- * _write_mem()): the keyed SGL points at the caller's buffer, no copy
- * (a write that fits the capsule is still copied into it).  A transfer
- * is at most max_io_size bytes, which the library clamps to the
- * controller's MDTS.
- *
- * Errors and recovery.  A command that outlives its timeout, a response
- * capsule shorter than 16 bytes or naming a command id that is not
- * outstanding, a failed or flushed work request, the target's disconnect
- * (or the device's removal), or a Keep Alive that times out or fails is a
- * loss of the controller (once wharf_nvmf_host_connect() has returned;
- * during it, the connect fails).  The controller then goes RESETTING:
- * keep-alive stops and every queue, admin and I/O, is closed and waits
- * until each of its work requests has completed.  Then CONNECTING: after
- * reconnect_delay_ms (doubling after each failed attempt, at most 8
- * times the option) the shards run the whole bring-up again (admin queue,
- * Fabrics Connect, CC.EN and CSTS.RDY, Identify, every I/O queue); a
- * refused or unreachable attempt just schedules the next one.  The
- * controller must come back the same: as many I/O queues, no smaller
- * queues, transfer and in-capsule limits; otherwise the attempt counts
- * as failed (the namespaces it finds replace the list, as a namespace
- * notice would).  A command the controller answered completes with that
- * answer and is never sent again, whatever its DNR bit; only a command
- * that got no completion is.  Until ctrl_loss_tmo_ms has passed since
- * the loss, user commands outstanding at the loss and those submitted
- * meanwhile are held, not failed, and sent again on the same queue (same
- * shard) once it is connected again; each callback still runs once, on
- * the queue's owner shard.  When ctrl_loss_tmo_ms passes the controller is
- * DEAD: every held command completes with -ENODEV and new submissions
- * return -ENODEV at once; only wharf_nvmf_host_disconnect() is left.
- * fast_io_fail_tmo_ms, when set, fails held commands (and new ones until
- * the queue is connected again) with -ENOLINK earlier while reconnecting
- * goes on.  wharf_nvmf_host_stats() tells the state and counts; on_state
- * reports each change (and the library logs it).
- *
+ * I/O calls may come from any thread and complete through a callback on
+ * the queue's owner shard, once; data moves through bounce buffers the
+ * library registered, or straight from memory the caller registered
+ * (wharf_nvmf_host_mem_reg()).  A timeout, a bad response, a failed work
+ * request, the target's disconnect or a failed keep-alive is a loss of
+ * the controller: it reconnects after reconnect_delay_ms until
+ * ctrl_loss_tmo_ms, holding the commands that got no completion and
+ * sending them again on the same queue (a command the controller
+ * answered is never resent), then goes DEAD (-ENODEV).
  * Errors are negative errno values; 0 means success.
+ *
+ * The contract step by step and the reasoning: docs/design/nvmf_host.md.
  */
 #ifndef WHARF_NVMF_HOST_H
 #define WHARF_NVMF_HOST_H
@@ -129,6 +62,9 @@ struct wharf_nvmf_host_queue;
 #define WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS 600000u
 /** ctrl_loss_tmo_ms / fast_io_fail_tmo_ms: never. */
 #define WHARF_NVMF_HOST_TMO_INFINITE UINT32_MAX
+/** ctrl_loss_tmo_ms: DEAD at the first loss; fast_io_fail_tmo_ms: held
+ * commands fail at the loss. */
+#define WHARF_NVMF_HOST_TMO_AT_ONCE (UINT32_MAX - 1)
 
 /** The controller's state (wharf_nvmf_host_stats(), on_state). */
 enum wharf_nvmf_host_state {
@@ -267,12 +203,13 @@ struct wharf_nvmf_host_opts {
 	 * WHARF_NVMF_HOST_RECONNECT_DELAY_MS. */
 	uint32_t reconnect_delay_ms;
 	/** How long after a loss the controller keeps reconnecting, ms;
-	 * _opts_init() sets WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS; 0 = DEAD at
-	 * the first loss; WHARF_NVMF_HOST_TMO_INFINITE = forever. */
+	 * 0 = WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS; WHARF_NVMF_HOST_TMO_AT_ONCE
+	 * = DEAD at the first loss; WHARF_NVMF_HOST_TMO_INFINITE = forever. */
 	uint32_t ctrl_loss_tmo_ms;
 	/** After a loss, fail held commands with -ENOLINK after this many
-	 * ms while reconnecting goes on; _opts_init() sets
-	 * WHARF_NVMF_HOST_TMO_INFINITE (never). */
+	 * ms while reconnecting goes on; 0 = never (as
+	 * WHARF_NVMF_HOST_TMO_INFINITE); WHARF_NVMF_HOST_TMO_AT_ONCE = at the
+	 * loss. */
 	uint32_t fast_io_fail_tmo_ms;
 	/** Called on each state change (may be NULL), with state_arg. */
 	wharf_nvmf_host_state_cb on_state;
@@ -284,8 +221,8 @@ struct wharf_nvmf_host_opts {
 };
 
 /**
- * wharf_nvmf_host_opts_init - zero @opts, set its size and the recovery
- * defaults (ctrl_loss_tmo_ms, fast_io_fail_tmo_ms).
+ * wharf_nvmf_host_opts_init - zero @opts (every 0 a default) and set its
+ * size.
  * @opts: the options to fill, or NULL (nothing is done).
  * Context: any thread; non-blocking.  No RCU rule.
  */
@@ -303,9 +240,9 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
  * On failure every queue already connected is disconnected and freed
  * before the call returns.
  *
- * Return: 0; -EINVAL for NULL arguments or bad options (a size that is
- * no version of the struct, an NQN longer than 223 bytes, queue_size
- * 1); -ECONNREFUSED when the target
+ * Return: 0; -EINVAL for NULL arguments or bad options (a size too small
+ * for the size field, or larger with a member this library does not know
+ * set; an NQN longer than 223 bytes; queue_size 1); -ECONNREFUSED when the target
  * rejected a queue's connection (CM REJ with the NVMe-oF status) or
  * failed a Fabrics Connect (unknown subsystem, host not allowed: @err
  * names the status and the field); -ETIMEDOUT when a step, CSTS.RDY (CAP.TO)
@@ -408,8 +345,9 @@ struct wharf_nvmf_host_info {
  * and nr_ns, which a namespace attribute notice or a reconnect may
  * change.
  *
- * Return: 0; -EINVAL for NULL arguments or a size that is no version of
- * the struct.
+ * Return: 0; -EINVAL for NULL arguments or a size too small for the size
+ * field (a larger one is filled up to this library's struct, the rest
+ * zeroed).
  * Context: any thread; takes the controller's lock for the copy (never
  * held long).  No RCU rule.
  */
@@ -786,8 +724,9 @@ struct wharf_nvmf_host_stats {
  * wharf_nvmf_host_stats - snapshot @host's state and recovery counters.
  * @host: the controller.
  * @out: filled; @out->size must be set.
- * Return: 0; -EINVAL for NULL arguments or a size that is no version of
- * the struct.
+ * Return: 0; -EINVAL for NULL arguments or a size too small for the size
+ * field (a larger one is filled up to this library's struct, the rest
+ * zeroed).
  * Context: any thread; non-blocking (each value is read atomically, the
  * whole is not one instant).  No RCU rule.
  */

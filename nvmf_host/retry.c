@@ -1,8 +1,8 @@
 /*
- * initiators/nvmf/retry.c - the disposition of a user command at a loss
+ * nvmf_host/retry.c - the disposition of a user command at a loss
  * (retry.h).
  */
-#include "initiators/nvmf/retry.h"
+#include "nvmf_host/retry.h"
 
 enum wnh_disp wnh_disposition(bool answered, uint16_t status, unsigned tries,
 			      unsigned max_tries)

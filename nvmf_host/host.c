@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/host.c - the controller's life as the application
+ * nvmf_host/host.c - the controller's life as the application
  * thread sees it: options, connect (start the admin queue, wait for the
  * bring-up on the shards), disconnect (DELETE on the admin shard, which
  * closes the I/O queues; shut the controller down when it was LIVE;
@@ -16,18 +16,11 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "initiators/nvmf/host_int.h"
+#include "base/opts.h"
+#include "nvmf_host/host_int.h"
 
 #define CONNECT_TIMEOUT_MS 30000u
 #define HOSTNQN_FILE	   "/etc/nvme/hostnqn"
-
-uint64_t wnh_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 {
@@ -68,8 +61,6 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts)
 		return;
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
-	opts->ctrl_loss_tmo_ms = WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS;
-	opts->fast_io_fail_tmo_ms = WHARF_NVMF_HOST_TMO_INFINITE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -92,12 +83,12 @@ static int wait_until(struct wharf_nvmf_host *h,
 			pthread_cond_wait(&h->cond, &h->lock);
 			continue;
 		}
-		if (wnh_now_ms() >= deadline) {
+		if (wharf_now_ms() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ms = deadline - wnh_now_ms() + 1;
+		ms = deadline - wharf_now_ms() + 1;
 		if (ms > 100)
 			ms = 100;
 		ts.tv_nsec += (long)(ms * 1000000);
@@ -200,12 +191,12 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	/* I/O calls sent from other threads before disconnect still run
 	 * (and fail: the queues are closed) before the queues are freed. */
 	atomic_store(&h->draining, true);
-	while (wait_until(h, hops_done, wnh_now_ms() + 10))
+	while (wait_until(h, hops_done, wharf_now_ms() + 10))
 		; /* a message may end without a wake-up (io.c hop_put) */
 	if (shutdown) {
 		on_admin(h, wnh_admin_shutdown);
 		wait_until(h, is_shut_down,
-			   wnh_now_ms() + h->admin_timeout_ms + 1000);
+			   wharf_now_ms() + h->admin_timeout_ms + 1000);
 	}
 	on_admin(h, wnh_admin_free);
 	close_admin(h);
@@ -244,11 +235,11 @@ static void default_hostnqn(struct wharf_nvmf_host *h)
 	FILE *f = fopen(HOSTNQN_FILE, "r");
 
 	if (f) {
-		char line[NVMF_NQN_MAX + 2] = "";
+		char line[NVME_NQN_MAX + 2] = "";
 
 		if (fgets(line, sizeof(line), f)) {
 			line[strcspn(line, "\r\n")] = '\0';
-			if (line[0] && strlen(line) <= NVMF_NQN_MAX)
+			if (line[0] && strlen(line) <= NVME_NQN_MAX)
 				strcpy(h->hostnqn, line);
 		}
 		fclose(f);
@@ -262,24 +253,25 @@ static void default_hostnqn(struct wharf_nvmf_host *h)
 		 u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-/* The smallest sizes callers compiled against (the structs before
- * members were appended): the library reads and writes only the caller's
- * size bytes. */
-#define OPTS_MIN  offsetof(struct wharf_nvmf_host_opts, on_event)
-#define INFO_MIN  offsetof(struct wharf_nvmf_host_info, wzsl)
-#define STATS_MIN offsetof(struct wharf_nvmf_host_stats, events)
-
-/* @in (the caller's size) into @out (the full struct, appended members
- * 0); -EINVAL for a NULL @in or an unknown size. */
+/* @in (the caller's size) into @out (the full struct), by the rule of
+ * every module's options (base/opts.h); -EINVAL for a NULL @in. */
 static int opts_copy(const struct wharf_nvmf_host_opts *in,
 		     struct wharf_nvmf_host_opts *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (!in || in->size < OPTS_MIN || in->size > sizeof(*out))
+	if (!in) {
+		memset(out, 0, sizeof(*out));
 		return -EINVAL;
-	memcpy(out, in, in->size);
-	out->size = sizeof(*out);
-	return 0;
+	}
+	return wbase_opts_copy(out, sizeof(*out), in);
+}
+
+/* A recovery timeout option as the timers take it: 0 the default, AT_ONCE
+ * a timer of 0 ms, INFINITE left as it is (no timer). */
+static uint32_t tmo_ms(uint32_t opt, uint32_t def)
+{
+	if (!opt)
+		return def;
+	return opt == WHARF_NVMF_HOST_TMO_AT_ONCE ? 0 : opt;
 }
 
 static int check_opts(const struct wharf_nvmf_host_opts *o)
@@ -290,12 +282,12 @@ static int check_opts(const struct wharf_nvmf_host_opts *o)
 		return -EINVAL;
 	if (o->dst->sa_family != AF_INET && o->dst->sa_family != AF_INET6)
 		return -EINVAL;
-	n = strnlen(o->subnqn, NVMF_NQN_MAX + 1);
-	if (n == 0 || n > NVMF_NQN_MAX)
+	n = strnlen(o->subnqn, NVME_NQN_MAX + 1);
+	if (n == 0 || n > NVME_NQN_MAX)
 		return -EINVAL;
 	if (o->hostnqn) {
-		n = strnlen(o->hostnqn, NVMF_NQN_MAX + 1);
-		if (n == 0 || n > NVMF_NQN_MAX)
+		n = strnlen(o->hostnqn, NVME_NQN_MAX + 1);
+		if (n == 0 || n > NVME_NQN_MAX)
 			return -EINVAL;
 	}
 	if (o->queue_size == 1)
@@ -359,8 +351,10 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 	h->reconnect_delay_ms = o->reconnect_delay_ms
 					? o->reconnect_delay_ms
 					: WHARF_NVMF_HOST_RECONNECT_DELAY_MS;
-	h->ctrl_loss_tmo_ms = o->ctrl_loss_tmo_ms;
-	h->fast_io_fail_tmo_ms = o->fast_io_fail_tmo_ms;
+	h->ctrl_loss_tmo_ms =
+		tmo_ms(o->ctrl_loss_tmo_ms, WHARF_NVMF_HOST_CTRL_LOSS_TMO_MS);
+	h->fast_io_fail_tmo_ms =
+		tmo_ms(o->fast_io_fail_tmo_ms, WHARF_NVMF_HOST_TMO_INFINITE);
 	h->on_state = o->on_state;
 	h->state_arg = o->state_arg;
 	h->on_event = o->on_event;
@@ -401,7 +395,7 @@ static int bring_up(struct wharf_nvmf_host *h)
 			 strerror(-rc));
 		return rc;
 	}
-	if (wait_until(h, is_done, wnh_now_ms() + h->connect_timeout_ms)) {
+	if (wait_until(h, is_done, wharf_now_ms() + h->connect_timeout_ms)) {
 		snprintf(h->err, sizeof(h->err),
 			 "bring-up not finished within %u ms",
 			 h->connect_timeout_ms);
@@ -475,7 +469,7 @@ void wnh_disc_done(struct wharf_nvmf_host *h)
 static int disc_copy(const struct wharf_nvmf_host *h,
 		     struct wharf_nvmf_host_disc_entry **out, size_t *nr)
 {
-	const size_t esz = sizeof(struct nvmf_disc_entry);
+	const size_t esz = sizeof(struct nvme_disc_entry);
 	size_t n = h->disc_len / esz - 1;
 	struct wharf_nvmf_host_disc_entry *e;
 
@@ -512,7 +506,7 @@ int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
 	*out = NULL;
 	*nr = 0;
 	if (!o.subnqn)
-		o.subnqn = NVMF_DISC_NQN;
+		o.subnqn = NVME_DISC_NQN;
 	o.nr_io_queues = 1; /* never connected */
 	o.no_keep_alive = true;
 	o.on_event = NULL; /* no AER on a discovery controller here */
@@ -535,17 +529,13 @@ int wharf_nvmf_host_info(const struct wharf_nvmf_host *host,
 {
 	struct wharf_nvmf_host *h = (struct wharf_nvmf_host *)host;
 	struct wharf_nvmf_host_info in;
-	size_t size;
 
-	if (!host || !out || out->size < INFO_MIN || out->size > sizeof(*out))
+	if (!host || !out)
 		return -EINVAL;
-	size = out->size;
 	pthread_mutex_lock(&h->lock); /* cntlid, nr_ns change at run time */
 	in = host->info;
 	pthread_mutex_unlock(&h->lock);
-	in.size = size;
-	memcpy(out, &in, size);
-	return 0;
+	return wbase_out_copy(out, &in, sizeof(in));
 }
 
 int wharf_nvmf_host_ns(const struct wharf_nvmf_host *host, unsigned index,
@@ -601,11 +591,10 @@ int wharf_nvmf_host_queue_stats(const struct wharf_nvmf_host_queue *q,
 int wharf_nvmf_host_stats(const struct wharf_nvmf_host *host,
 			  struct wharf_nvmf_host_stats *out)
 {
-	struct wharf_nvmf_host_stats st = {.size = 0};
+	struct wharf_nvmf_host_stats st = {.size = sizeof(st)};
 
-	if (!host || !out || out->size < STATS_MIN || out->size > sizeof(*out))
+	if (!host || !out)
 		return -EINVAL;
-	st.size = out->size;
 	st.state = (enum wharf_nvmf_host_state)atomic_load(&host->cstate);
 	st.losses = atomic_load(&host->losses);
 	st.reconnect_attempts = atomic_load(&host->attempts);
@@ -617,6 +606,5 @@ int wharf_nvmf_host_stats(const struct wharf_nvmf_host *host,
 	}
 	st.events = atomic_load(&host->events);
 	st.ns_rescans = atomic_load(&host->ns_rescans);
-	memcpy(out, &st, st.size);
-	return 0;
+	return wbase_out_copy(out, &st, sizeof(st));
 }

@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/queue.c - one NVMe-oF queue as a wharf connection: the
+ * nvmf_host/queue.c - one NVMe-oF queue as a wharf connection: the
  * CM handshake, the registered slab of capsules and bounce buffers, the
  * Fabrics Connect, command slots, responses, timeouts, a loss (internal
  * commands failed, user commands held and posted again once the queue is
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "initiators/nvmf/host_int.h"
-#include "initiators/nvmf/retry.h"
+#include "nvmf_host/host_int.h"
+#include "nvmf_host/retry.h"
 #include "proto/nvme/rdma_pdata.h"
 
 /* Counters have one writer (the owner shard): no locked add. */
@@ -133,10 +133,10 @@ static void abort_some(struct wharf_nvmf_host_queue *q, bool user, int err)
 /* Posts @s's capsule on the current connection, with the current MR. */
 static int slot_post(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 {
-	union nvmf_cmd *c = (union nvmf_cmd *)s->capsule;
+	union nvme_cmd *c = (union nvme_cmd *)s->capsule;
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)s->capsule,
-		.length = NVMF_SQE_SIZE,
+		.length = NVME_SQE_SIZE,
 		.lkey = q->mr->lkey,
 	};
 	uint32_t key;
@@ -166,7 +166,7 @@ static int slot_post(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 	s->posted = true;
 	s->sent = false;
 	s->answered = false;
-	s->deadline_ms = wnh_now_ms() + q->timeout_ms;
+	s->deadline_ms = wharf_now_ms() + q->timeout_ms;
 	q->wr_inflight++;
 	return 0;
 }
@@ -201,20 +201,20 @@ static void resubmit(struct wharf_nvmf_host_queue *q)
 	}
 }
 
-int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
+int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
 	       void *arg)
 {
 	return wnh_submit_mem(q, cmd, dir, NULL, buf, len, cb, arg);
 }
 
-int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
+int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 		   enum wnh_dir dir, struct wharf_nvmf_host_mem *mem, void *buf,
 		   uint32_t len, wharf_nvmf_host_cb cb, void *arg)
 {
 	struct wnh_slot *s = q->free;
-	bool user = q->qid && cmd->common.opc != NVMF_OPC_FABRICS;
-	union nvmf_cmd *c;
+	bool user = q->qid && cmd->common.opc != NVME_OPC_FABRICS;
+	union nvme_cmd *c;
 	int rc;
 
 	if (user && (q->state == NHQ_CONNECTING || q->state == NHQ_RESETTING ||
@@ -229,21 +229,21 @@ int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
 		return -EAGAIN;
 	if (len > q->bounce_size)
 		return -EINVAL;
-	c = (union nvmf_cmd *)s->capsule;
+	c = (union nvme_cmd *)s->capsule;
 	memcpy(c, cmd, sizeof(*c));
 	c->common.cid = (uint16_t)(s - q->slots);
 	s->len = len;
 	s->dir = dir;
 	s->user = user;
-	s->no_timeout = !q->qid && cmd->common.opc == NVMF_ADM_ASYNC_EVENT;
+	s->no_timeout = !q->qid && cmd->common.opc == NVME_ADM_ASYNC_EVENT;
 	s->tries = 0;
 	s->in_cap = dir == NH_DIR_TO_CTRL &&
-		    cmd->common.opc != NVMF_OPC_FABRICS && len <= q->in_capsule;
+		    cmd->common.opc != NVME_OPC_FABRICS && len <= q->in_capsule;
 	s->mem = s->in_cap || dir == NH_DIR_NONE ? NULL : mem;
 	s->data = buf;
 	s->user_buf = dir == NH_DIR_FROM_CTRL && !s->mem ? buf : NULL;
 	if (s->in_cap)
-		memcpy(s->capsule + NVMF_SQE_SIZE, buf, len);
+		memcpy(s->capsule + NVME_SQE_SIZE, buf, len);
 	else if (dir == NH_DIR_TO_CTRL && !s->mem)
 		memcpy(s->bounce, buf, len);
 	s->posted = false;
@@ -474,7 +474,7 @@ static uint64_t sweep_ns(const struct wharf_nvmf_host_queue *q)
 static void sweep_fn(struct wharf_timer *t, void *arg)
 {
 	struct wharf_nvmf_host_queue *q = arg;
-	uint64_t now = wnh_now_ms();
+	uint64_t now = wharf_now_ms();
 
 	for (uint32_t i = 0; alive(q) && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
@@ -501,7 +501,7 @@ static int setup_slab(struct wharf_nvmf_host_queue *q, struct ibv_pd *pd)
 
 	if (q->slab) /* a reconnect: the slots (held commands) stay */
 		goto reg;
-	q->capsule_stride = (NVMF_SQE_SIZE + q->in_capsule + 63) & ~63u;
+	q->capsule_stride = (NVME_SQE_SIZE + q->in_capsule + 63) & ~63u;
 	caps = (size_t)q->capsule_stride * q->entries;
 	caps = (caps + 4095) & ~(size_t)4095;
 	q->slab_len = caps + (size_t)q->bounce_size * q->entries;
@@ -559,7 +559,7 @@ static void connect_done(int status, uint16_t nvme_status, void *arg)
 		uint32_t ipo = dw0 & 0xFFFF, iattr = (dw0 >> 16) & 0xFF;
 		const char *field = "";
 
-		if (iattr == NVMF_CONNECT_IATTR_DATA)
+		if (iattr == NVME_CONNECT_IATTR_DATA)
 			field = ipo == 256   ? ", field subnqn"
 				: ipo == 512 ? ", field hostnqn"
 				: ipo == 16  ? ", field cntlid"
@@ -594,8 +594,8 @@ static void on_established(struct wharf_conn *conn,
 {
 	struct wharf_nvmf_host_queue *q = arg;
 	struct wharf_nvmf_host *h = q->h;
-	struct nvmf_connect_data data;
-	union nvmf_cmd cmd;
+	struct nvme_connect_data data;
+	union nvme_cmd cmd;
 	int rc = 0;
 
 	q->conn = conn;
@@ -604,8 +604,8 @@ static void on_established(struct wharf_conn *conn,
 		close_conn(q);
 		return;
 	}
-	if (info->private_data_len >= sizeof(struct nvmf_rdma_cm_rep)) {
-		struct nvmf_rdma_cm_rep rep;
+	if (info->private_data_len >= sizeof(struct nvme_rdma_cm_rep)) {
+		struct nvme_rdma_cm_rep rep;
 
 		memcpy(&rep, info->private_data, sizeof(rep));
 		if (rep.crqsize >= 2 && rep.crqsize < q->entries) {
@@ -630,7 +630,7 @@ static void on_established(struct wharf_conn *conn,
 	}
 	wnh_cmd_connect(&cmd, q->qid, q->entries, h->kato_ms);
 	rc = wnh_connect_data(&data, h->hostid,
-			      q->qid ? h->cntlid : NVMF_CNTLID_DYNAMIC,
+			      q->qid ? h->cntlid : NVME_CNTLID_DYNAMIC,
 			      h->subnqn, h->hostnqn);
 	if (!rc)
 		rc = wnh_submit(q, &cmd, NH_DIR_TO_CTRL, &data, sizeof(data),
@@ -646,7 +646,7 @@ static void on_rejected(struct wharf_conn *conn,
 			const struct wharf_conn_reject *rej, void *arg)
 {
 	struct wharf_nvmf_host_queue *q = arg;
-	struct nvmf_rdma_cm_rej r = {0};
+	struct nvme_rdma_cm_rej r = {0};
 
 	q->conn = conn;
 	if (rej->private_data_len >= sizeof(r))
@@ -656,7 +656,7 @@ static void on_rejected(struct wharf_conn *conn,
 			 "queue %u: the target rejected the connection: REJ "
 			 "reason %d, NVMe-oF status %u (%s)",
 			 q->qid, rej->reason, r.sts,
-			 nvmf_rdma_cm_sts_str(r.sts));
+			 nvme_rdma_cm_sts_str(r.sts));
 	queue_lost(q, -ECONNREFUSED);
 	destroy_conn(q);
 }
@@ -782,12 +782,12 @@ const struct wharf_conn_ops wnh_conn_ops = {
 int wnh_queue_start(struct wharf_nvmf_host_queue *q)
 {
 	struct wharf_nvmf_host *h = q->h;
-	struct nvmf_rdma_cm_req req;
+	struct nvme_rdma_cm_req req;
 	struct wharf_connect_opts co;
 	struct wharf_conn_param p;
 	int rc;
 
-	rc = nvmf_rdma_req_build(q->qid, q->entries, q->qid ? h->cntlid : 0,
+	rc = nvme_rdma_req_build(q->qid, q->entries, q->qid ? h->cntlid : 0,
 				 &req);
 	if (rc)
 		return rc;
@@ -808,7 +808,7 @@ int wnh_queue_start(struct wharf_nvmf_host_queue *q)
 	co.arg = q;
 	co.shard = (int)q->shard_index;
 	co.qp.recv_credits = q->entries;
-	co.disconnect_timeout_ms = NVMF_RDMA_DISCONNECT_MS;
+	co.disconnect_timeout_ms = NVME_RDMA_DISCONNECT_MS;
 	if (q->entries + 1 > WHARF_QP_DEFAULT_SQ_DEPTH)
 		co.qp.sq_depth = q->entries + 1;
 	q->state = NHQ_CONNECTING;

@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/aer.c - Asynchronous Event Requests, on the admin
+ * nvmf_host/aer.c - Asynchronous Event Requests, on the admin
  * shard (the pure decisions: aen.h).
  *
  * Once the controller is LIVE (the first bring-up and every reconnect):
@@ -23,9 +23,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "initiators/nvmf/aen.h"
-#include "initiators/nvmf/ctrl_sm.h"
-#include "initiators/nvmf/host_int.h"
+#include "nvmf_host/aen.h"
+#include "nvmf_host/ctrl_sm.h"
+#include "nvmf_host/host_int.h"
 
 static void cnt_inc(atomic_uint_fast64_t *c)
 {
@@ -46,7 +46,7 @@ static void handle_next(struct wharf_nvmf_host *h);
 
 static int submit_aer(struct wharf_nvmf_host *h)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 	int rc;
 
 	wnh_cmd_aer(&c);
@@ -80,7 +80,7 @@ static void aec_done(int status, uint16_t nvme_status, void *arg)
 void wnh_aer_start(struct wharf_nvmf_host *h)
 {
 	uint32_t aec = wnh_aec_value(h->oaes);
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	h->aer.outstanding = 0; /* the old association's were aborted */
 	h->aer.step = NHA_IDLE;
@@ -103,7 +103,7 @@ void wnh_aer_start(struct wharf_nvmf_host *h)
 static void step_done(int status, uint16_t nvme_status, void *arg);
 
 static int submit_step(struct wharf_nvmf_host *h, enum wnh_aen_step step,
-		       const union nvmf_cmd *c, void *buf, uint32_t len)
+		       const union nvme_cmd *c, void *buf, uint32_t len)
 {
 	h->aer.step = step;
 	return wnh_submit(&h->admin, c, NH_DIR_FROM_CTRL, buf, len, step_done,
@@ -127,13 +127,13 @@ static void deliver(struct wharf_nvmf_host *h)
 
 static bool ns_notice(const struct wharf_nvmf_host_event *ev)
 {
-	return ev->type == NVMF_AER_TYPE_NOTICE &&
-	       ev->info == NVMF_AER_INFO_NS_CHANGED;
+	return ev->type == NVME_AER_TYPE_NOTICE &&
+	       ev->info == NVME_AER_INFO_NS_CHANGED;
 }
 
 static void identify_ns(struct wharf_nvmf_host *h)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 	int rc;
 
 	if (h->aer.next >= h->aer.nr) {
@@ -144,8 +144,8 @@ static void identify_ns(struct wharf_nvmf_host *h)
 		deliver(h);
 		return;
 	}
-	wnh_cmd_identify(&c, NVMF_CNS_NS, h->aer.ns[h->aer.next].nsid);
-	rc = submit_step(h, NHA_ID_NS, &c, h->aer.id, NVMF_IDENTIFY_SIZE);
+	wnh_cmd_identify(&c, NVME_CNS_NS, h->aer.ns[h->aer.next].nsid);
+	rc = submit_step(h, NHA_ID_NS, &c, h->aer.id, NVME_IDENTIFY_SIZE);
 	if (rc) {
 		h->aer.ev.rescan_status = rc;
 		deliver(h);
@@ -154,11 +154,11 @@ static void identify_ns(struct wharf_nvmf_host *h)
 
 static void rescan(struct wharf_nvmf_host *h)
 {
-	union nvmf_cmd c;
+	union nvme_cmd c;
 	int rc;
 
-	wnh_cmd_identify(&c, NVMF_CNS_ACTIVE_NSL, 0);
-	rc = submit_step(h, NHA_NS_LIST, &c, h->aer.id, NVMF_IDENTIFY_SIZE);
+	wnh_cmd_identify(&c, NVME_CNS_ACTIVE_NSL, 0);
+	rc = submit_step(h, NHA_NS_LIST, &c, h->aer.id, NVME_IDENTIFY_SIZE);
 	if (rc) {
 		h->aer.ev.rescan_status = rc;
 		deliver(h);
@@ -171,7 +171,7 @@ static void got_log(struct wharf_nvmf_host *h)
 
 	if (!ev->log_status) {
 		ev->log = h->aer.log;
-		if (ev->log_page == NVMF_LID_CHANGED_NS)
+		if (ev->log_page == NVME_LID_CHANGED_NS)
 			ev->nr_changed =
 				wnh_changed_ns_count(h->aer.log, ev->log_len);
 	}
@@ -222,7 +222,7 @@ static void handle_next(struct wharf_nvmf_host *h)
 {
 	struct wharf_nvmf_host_event *ev = &h->aer.ev;
 	struct wnh_aen a;
-	union nvmf_cmd c;
+	union nvme_cmd c;
 
 	if (h->aer.step != NHA_IDLE || !h->aer.n || !live(h))
 		return;

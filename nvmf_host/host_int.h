@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/host_int.h - internals of <wharf/nvmf_host.h>.
+ * nvmf_host/host_int.h - internals of <wharf/nvmf_host.h>.
  *
  * Ownership.  A queue (admin or I/O) and its command slots belong to the
  * owner shard of its wharf connection; only that thread touches them,
@@ -58,7 +58,7 @@
 #include <wharf/nvmf_host.h>
 #include <wharf/qp.h>
 
-#include "initiators/nvmf/cmd.h"
+#include "nvmf_host/cmd.h"
 
 #define NH_WR_TAG	 0x4e564d48u /* "NVMH" */
 #define NH_ADMIN_ENTRIES 32u	     /* as Linux: hrqsize 32, hsqsize 31 */
@@ -193,8 +193,8 @@ struct wnh_aer_state {
 	struct wharf_nvmf_host_event ev; /* the one being handled */
 	unsigned next, nr;		 /* rescan: Identify Namespace */
 	struct wharf_nvmf_host_ns ns[WHARF_NVMF_HOST_MAX_NS];
-	uint8_t log[NVMF_CHANGED_NS_LOG_SIZE];
-	uint8_t id[NVMF_IDENTIFY_SIZE];
+	uint8_t log[NVME_CHANGED_NS_LOG_SIZE];
+	uint8_t id[NVME_IDENTIFY_SIZE];
 };
 
 struct wharf_nvmf_host {
@@ -202,9 +202,9 @@ struct wharf_nvmf_host {
 	struct wharf_ctx *ctx;
 	unsigned nshards;
 	struct sockaddr_storage dst;
-	char subnqn[NVMF_NQN_MAX + 1];
-	char hostnqn[NVMF_NQN_MAX + 1];
-	uint8_t hostid[NVMF_HOSTID_LEN];
+	char subnqn[NVME_NQN_MAX + 1];
+	char hostnqn[NVME_NQN_MAX + 1];
+	uint8_t hostid[NVME_HOSTID_LEN];
 	uint32_t want_queues, want_entries, want_io;
 	uint32_t kato_ms, io_timeout_ms, admin_timeout_ms, connect_timeout_ms;
 	uint32_t reconnect_delay_ms, ctrl_loss_tmo_ms, fast_io_fail_tmo_ms;
@@ -233,7 +233,7 @@ struct wharf_nvmf_host {
 	uint64_t step_deadline_ms;
 	uint32_t cc;
 	unsigned ns_next;
-	uint8_t id_buf[NVMF_IDENTIFY_SIZE];
+	uint8_t id_buf[NVME_IDENTIFY_SIZE];
 	/* What this bring-up found; copied to info / ns by the first one,
 	 * compared with them by a reconnect. */
 	struct wharf_nvmf_host_info scan;
@@ -290,7 +290,6 @@ struct wharf_nvmf_host_mem {
 };
 
 /* host.c */
-uint64_t wnh_now_ms(void);
 /* Ends the bring-up with @err (the connect call returns it); once it has
  * ended, logs the reason instead. */
 void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
@@ -302,12 +301,12 @@ int wnh_post(struct wharf_shard *shard, wharf_msg_fn fn, void *arg);
 /* queue.c */
 extern const struct wharf_conn_ops wnh_conn_ops;
 int wnh_queue_start(struct wharf_nvmf_host_queue *q);
-int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
+int wnh_submit(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 	       enum wnh_dir dir, void *buf, uint32_t len, wharf_nvmf_host_cb cb,
 	       void *arg);
 /* wnh_submit() with @mem (or NULL): data moves by a keyed SGL straight
  * at @buf in @mem, except a write that fits the capsule (copied). */
-int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvmf_cmd *cmd,
+int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 		   enum wnh_dir dir, struct wharf_nvmf_host_mem *mem, void *buf,
 		   uint32_t len, wharf_nvmf_host_cb cb, void *arg);
 void wnh_queue_fail(struct wharf_nvmf_host_queue *q, int err);

@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/retry.h - what becomes of a user command when its
+ * nvmf_host/retry.h - what becomes of a user command when its
  * queue is lost: a pure function, unit-tested on its own.
  *
  * The rule (docs/design/nvmf_host.md, "What is sent again"): a command

@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/mem.c - the caller's registered memory
+ * nvmf_host/mem.c - the caller's registered memory
  * (wharf_nvmf_host_mem_reg()): one registration per I/O queue, its MR on
  * the PD of the queue's current connection.  The MR is created and
  * dropped on the queue's owner shard only: at registration when the
@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "initiators/nvmf/host_int.h"
+#include "nvmf_host/host_int.h"
 
 #define MEM_ACCESS                                                             \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |                     \

@@ -1,14 +1,14 @@
 /*
- * initiators/nvmf/cmd.c - command capsules and the response parser
+ * nvmf_host/cmd.c - command capsules and the response parser
  * (cmd.h).
  */
-#include "initiators/nvmf/cmd.h"
+#include "nvmf_host/cmd.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-void wnh_sgl_keyed(struct nvmf_sgl *sgl, uint64_t addr, uint32_t len,
+void wnh_sgl_keyed(struct nvme_sgl *sgl, uint64_t addr, uint32_t len,
 		   uint32_t key)
 {
 	memset(sgl, 0, sizeof(*sgl));
@@ -17,31 +17,31 @@ void wnh_sgl_keyed(struct nvmf_sgl *sgl, uint64_t addr, uint32_t len,
 	sgl->keyed.len[1] = (uint8_t)(len >> 8);
 	sgl->keyed.len[2] = (uint8_t)(len >> 16);
 	sgl->keyed.key = key;
-	sgl->keyed.type = NVMF_SGL_TYPE_KEYED_DATA << 4 | NVMF_SGL_SUB_ADDRESS;
+	sgl->keyed.type = NVME_SGL_TYPE_KEYED_DATA << 4 | NVME_SGL_SUB_ADDRESS;
 }
 
-void wnh_sgl_in_capsule(struct nvmf_sgl *sgl, uint32_t len)
+void wnh_sgl_in_capsule(struct nvme_sgl *sgl, uint32_t len)
 {
 	memset(sgl, 0, sizeof(*sgl));
 	sgl->addr = 0;
 	sgl->unkeyed.len = len;
-	sgl->unkeyed.type = NVMF_SGL_TYPE_DATA_BLOCK << 4 | NVMF_SGL_SUB_OFFSET;
+	sgl->unkeyed.type = NVME_SGL_TYPE_DATA_BLOCK << 4 | NVME_SGL_SUB_OFFSET;
 }
 
-static void fabrics(union nvmf_cmd *c, uint8_t fctype)
+static void fabrics(union nvme_cmd *c, uint8_t fctype)
 {
 	memset(c, 0, sizeof(*c));
-	c->fabrics.opc = NVMF_OPC_FABRICS;
+	c->fabrics.opc = NVME_OPC_FABRICS;
 	/* Byte 1 is PSDT for every command: nvmet refuses anything but
 	 * "SGL" there, Fabrics commands included. */
-	c->common.flags = NVMF_FLAGS_PSDT_SGL;
+	c->common.flags = NVME_FLAGS_PSDT_SGL;
 	c->fabrics.fctype = fctype;
 }
 
-void wnh_cmd_connect(union nvmf_cmd *c, uint16_t qid, uint32_t entries,
+void wnh_cmd_connect(union nvme_cmd *c, uint16_t qid, uint32_t entries,
 		     uint32_t kato_ms)
 {
-	fabrics(c, NVMF_FCTYPE_CONNECT);
+	fabrics(c, NVME_FCTYPE_CONNECT);
 	c->connect.recfmt = 0;
 	c->connect.qid = qid;
 	c->connect.sqsize = (uint16_t)(entries - 1);
@@ -50,59 +50,59 @@ void wnh_cmd_connect(union nvmf_cmd *c, uint16_t qid, uint32_t entries,
 
 static int nqn_ok(const char *nqn)
 {
-	size_t n = nqn ? strnlen(nqn, NVMF_NQN_MAX + 1) : 0;
+	size_t n = nqn ? strnlen(nqn, NVME_NQN_MAX + 1) : 0;
 
-	return n > 0 && n <= NVMF_NQN_MAX;
+	return n > 0 && n <= NVME_NQN_MAX;
 }
 
-int wnh_connect_data(struct nvmf_connect_data *d, const uint8_t hostid[16],
+int wnh_connect_data(struct nvme_connect_data *d, const uint8_t hostid[16],
 		     uint16_t cntlid, const char *subnqn, const char *hostnqn)
 {
 	if (!nqn_ok(subnqn) || !nqn_ok(hostnqn))
 		return -EINVAL;
 	memset(d, 0, sizeof(*d));
-	memcpy(d->hostid, hostid, NVMF_HOSTID_LEN);
+	memcpy(d->hostid, hostid, NVME_HOSTID_LEN);
 	d->cntlid = cntlid;
 	memcpy(d->subnqn, subnqn, strlen(subnqn));
 	memcpy(d->hostnqn, hostnqn, strlen(hostnqn));
 	return 0;
 }
 
-void wnh_cmd_prop_get(union nvmf_cmd *c, uint32_t ofst, int size8)
+void wnh_cmd_prop_get(union nvme_cmd *c, uint32_t ofst, int size8)
 {
-	fabrics(c, NVMF_FCTYPE_PROP_GET);
-	c->prop.attrib = size8 ? NVMF_PROP_SIZE_8 : NVMF_PROP_SIZE_4;
+	fabrics(c, NVME_FCTYPE_PROP_GET);
+	c->prop.attrib = size8 ? NVME_PROP_SIZE_8 : NVME_PROP_SIZE_4;
 	c->prop.ofst = ofst;
 }
 
-void wnh_cmd_prop_set(union nvmf_cmd *c, uint32_t ofst, uint32_t value)
+void wnh_cmd_prop_set(union nvme_cmd *c, uint32_t ofst, uint32_t value)
 {
-	fabrics(c, NVMF_FCTYPE_PROP_SET);
-	c->prop.attrib = NVMF_PROP_SIZE_4;
+	fabrics(c, NVME_FCTYPE_PROP_SET);
+	c->prop.attrib = NVME_PROP_SIZE_4;
 	c->prop.ofst = ofst;
 	c->prop.value = value;
 }
 
-static void admin(union nvmf_cmd *c, uint8_t opc, uint32_t nsid)
+static void admin(union nvme_cmd *c, uint8_t opc, uint32_t nsid)
 {
 	memset(c, 0, sizeof(*c));
 	c->common.opc = opc;
-	c->common.flags = NVMF_FLAGS_PSDT_SGL;
+	c->common.flags = NVME_FLAGS_PSDT_SGL;
 	c->common.nsid = nsid;
 }
 
-void wnh_cmd_identify(union nvmf_cmd *c, uint8_t cns, uint32_t nsid)
+void wnh_cmd_identify(union nvme_cmd *c, uint8_t cns, uint32_t nsid)
 {
-	admin(c, NVMF_ADM_IDENTIFY, nsid);
+	admin(c, NVME_ADM_IDENTIFY, nsid);
 	c->common.cdw10 = cns;
 }
 
-void wnh_cmd_get_log_page(union nvmf_cmd *c, uint8_t lid, uint64_t off,
+void wnh_cmd_get_log_page(union nvme_cmd *c, uint8_t lid, uint64_t off,
 			  uint32_t len)
 {
 	uint32_t numd = (len / 4 ? len / 4 : 1) - 1;
 
-	admin(c, NVMF_ADM_GET_LOG_PAGE, 0);
+	admin(c, NVME_ADM_GET_LOG_PAGE, 0);
 	c->common.cdw10 = lid | (numd & 0xFFFF) << 16;
 	c->common.cdw11 = numd >> 16;
 	c->common.cdw12 = (uint32_t)off;
@@ -112,7 +112,7 @@ void wnh_cmd_get_log_page(union nvmf_cmd *c, uint8_t lid, uint64_t off,
 int wnh_disc_hdr_parse(const void *buf, size_t len, uint64_t *genctr,
 		       uint64_t *numrec, uint64_t max)
 {
-	struct nvmf_disc_hdr hdr;
+	struct nvme_disc_hdr hdr;
 
 	if (len < sizeof(hdr))
 		return -EMSGSIZE;
@@ -139,7 +139,7 @@ static void disc_str(char *dst, const char *src, size_t n)
 int wnh_disc_entry_parse(const void *buf, size_t len,
 			 struct wharf_nvmf_host_disc_entry *out)
 {
-	struct nvmf_disc_entry e;
+	struct nvme_disc_entry e;
 
 	if (len < sizeof(e))
 		return -EMSGSIZE;
@@ -156,7 +156,7 @@ int wnh_disc_entry_parse(const void *buf, size_t len,
 	disc_str(out->trsvcid, e.trsvcid, sizeof(e.trsvcid));
 	disc_str(out->subnqn, e.subnqn, sizeof(e.subnqn));
 	disc_str(out->traddr, e.traddr, sizeof(e.traddr));
-	if (e.trtype == NVMF_TRTYPE_RDMA) {
+	if (e.trtype == NVME_TRTYPE_RDMA) {
 		out->rdma_qptype = e.tsas.qptype;
 		out->rdma_prtype = e.tsas.prtype;
 		out->rdma_cms = e.tsas.cms;
@@ -165,68 +165,68 @@ int wnh_disc_entry_parse(const void *buf, size_t len,
 	return 0;
 }
 
-void wnh_cmd_set_nqueues(union nvmf_cmd *c, unsigned n)
+void wnh_cmd_set_nqueues(union nvme_cmd *c, unsigned n)
 {
 	uint32_t z = n ? (uint32_t)(n - 1) & 0xFFFF : 0;
 
-	admin(c, NVMF_ADM_SET_FEATURES, 0);
-	c->common.cdw10 = NVMF_FEAT_NUM_QUEUES;
+	admin(c, NVME_ADM_SET_FEATURES, 0);
+	c->common.cdw10 = NVME_FEAT_NUM_QUEUES;
 	c->common.cdw11 = z | z << 16;
 }
 
-void wnh_cmd_keep_alive(union nvmf_cmd *c)
+void wnh_cmd_keep_alive(union nvme_cmd *c)
 {
-	admin(c, NVMF_ADM_KEEP_ALIVE, 0);
+	admin(c, NVME_ADM_KEEP_ALIVE, 0);
 }
 
-void wnh_cmd_aer(union nvmf_cmd *c)
+void wnh_cmd_aer(union nvme_cmd *c)
 {
-	admin(c, NVMF_ADM_ASYNC_EVENT, 0);
+	admin(c, NVME_ADM_ASYNC_EVENT, 0);
 }
 
-void wnh_cmd_set_aec(union nvmf_cmd *c, uint32_t aec)
+void wnh_cmd_set_aec(union nvme_cmd *c, uint32_t aec)
 {
-	admin(c, NVMF_ADM_SET_FEATURES, 0);
-	c->common.cdw10 = NVMF_FEAT_ASYNC_EVENT;
+	admin(c, NVME_ADM_SET_FEATURES, 0);
+	c->common.cdw10 = NVME_FEAT_ASYNC_EVENT;
 	c->common.cdw11 = aec;
 }
 
-void wnh_cmd_identify_csi(union nvmf_cmd *c, uint8_t cns, uint8_t csi)
+void wnh_cmd_identify_csi(union nvme_cmd *c, uint8_t cns, uint8_t csi)
 {
 	wnh_cmd_identify(c, cns, 0);
 	c->common.cdw11 = (uint32_t)csi << 24;
 }
 
-void wnh_cmd_rw(union nvmf_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
+void wnh_cmd_rw(union nvme_cmd *c, uint8_t opc, uint32_t nsid, uint64_t slba,
 		uint32_t nlb)
 {
 	admin(c, opc, nsid);
 	c->common.cdw10 = (uint32_t)slba;
 	c->common.cdw11 = (uint32_t)(slba >> 32);
-	c->common.cdw12 = (nlb - 1) & NVMF_RW_NLB_MASK;
+	c->common.cdw12 = (nlb - 1) & NVME_RW_NLB_MASK;
 }
 
-void wnh_cmd_flush(union nvmf_cmd *c, uint32_t nsid)
+void wnh_cmd_flush(union nvme_cmd *c, uint32_t nsid)
 {
-	admin(c, NVMF_IO_FLUSH, nsid);
+	admin(c, NVME_IO_FLUSH, nsid);
 }
 
-void wnh_cmd_write_zeroes(union nvmf_cmd *c, uint32_t nsid, uint64_t slba,
+void wnh_cmd_write_zeroes(union nvme_cmd *c, uint32_t nsid, uint64_t slba,
 			  uint32_t nlb, int deac)
 {
-	wnh_cmd_rw(c, NVMF_IO_WRITE_ZEROES, nsid, slba, nlb);
+	wnh_cmd_rw(c, NVME_IO_WRITE_ZEROES, nsid, slba, nlb);
 	if (deac)
-		c->common.cdw12 |= NVMF_RW_DEAC;
+		c->common.cdw12 |= NVME_RW_DEAC;
 }
 
-void wnh_cmd_dsm_deallocate(union nvmf_cmd *c, uint32_t nsid, unsigned nr)
+void wnh_cmd_dsm_deallocate(union nvme_cmd *c, uint32_t nsid, unsigned nr)
 {
-	admin(c, NVMF_IO_DSM, nsid);
-	c->common.cdw10 = (uint32_t)(nr - 1) & NVMF_DSM_NR_MASK;
-	c->common.cdw11 = NVMF_DSM_AD;
+	admin(c, NVME_IO_DSM, nsid);
+	c->common.cdw10 = (uint32_t)(nr - 1) & NVME_DSM_NR_MASK;
+	c->common.cdw11 = NVME_DSM_AD;
 }
 
-void wnh_dsm_range(struct nvmf_dsm_range *r, uint64_t slba, uint32_t nlb)
+void wnh_dsm_range(struct nvme_dsm_range *r, uint64_t slba, uint32_t nlb)
 {
 	memset(r, 0, sizeof(*r));
 	r->nlb = nlb;
@@ -240,17 +240,17 @@ int wnh_lba_range_ok(uint64_t slba, uint64_t nlb, uint64_t nsze)
 
 int wnh_dlfeat_reads_zero(uint8_t dlfeat)
 {
-	return (dlfeat & 0x7) == NVMF_DLFEAT_READ_0;
+	return (dlfeat & 0x7) == NVME_DLFEAT_READ_0;
 }
 
-uint32_t wnh_in_capsule_max(const struct nvmf_id_ctrl *id, uint32_t cap)
+uint32_t wnh_in_capsule_max(const struct nvme_id_ctrl *id, uint32_t cap)
 {
 	uint64_t bytes = (uint64_t)id->ioccsz * 16;
 
-	if (id->icdoff != 0 || !(id->sgls & NVMF_SGLS_OFFSET) ||
-	    bytes <= NVMF_SQE_SIZE)
+	if (id->icdoff != 0 || !(id->sgls & NVME_SGLS_OFFSET) ||
+	    bytes <= NVME_SQE_SIZE)
 		return 0;
-	bytes -= NVMF_SQE_SIZE;
+	bytes -= NVME_SQE_SIZE;
 	return bytes < cap ? (uint32_t)bytes : cap;
 }
 
@@ -267,7 +267,7 @@ uint32_t wnh_max_xfer(uint8_t mdts, uint32_t want)
 int wnh_rsp_parse(const void *buf, size_t len, uint32_t depth,
 		  struct wnh_rsp *out)
 {
-	struct nvmf_cqe cqe;
+	struct nvme_cqe cqe;
 
 	if (!buf || len < sizeof(cqe))
 		return -EMSGSIZE;
@@ -283,34 +283,34 @@ int wnh_rsp_parse(const void *buf, size_t len, uint32_t depth,
 
 static const char *sc_name(unsigned sct, unsigned sc)
 {
-	if (sct == NVMF_SCT_GENERIC) {
+	if (sct == NVME_SCT_GENERIC) {
 		switch (sc) {
-		case NVMF_SC_INVALID_OPCODE:
+		case NVME_SC_INVALID_OPCODE:
 			return "invalid opcode";
-		case NVMF_SC_INVALID_FIELD:
+		case NVME_SC_INVALID_FIELD:
 			return "invalid field";
-		case NVMF_SC_DATA_XFER_ERROR:
+		case NVME_SC_DATA_XFER_ERROR:
 			return "data transfer error";
-		case NVMF_SC_INTERNAL:
+		case NVME_SC_INTERNAL:
 			return "internal error";
-		case NVMF_SC_INVALID_NS:
+		case NVME_SC_INVALID_NS:
 			return "invalid namespace";
-		case NVMF_SC_CMD_SEQ_ERROR:
+		case NVME_SC_CMD_SEQ_ERROR:
 			return "command sequence error";
-		case NVMF_SC_LBA_RANGE:
+		case NVME_SC_LBA_RANGE:
 			return "LBA out of range";
 		}
-	} else if (sct == NVMF_SCT_CMD) {
+	} else if (sct == NVME_SCT_CMD) {
 		switch (sc) {
-		case NVMF_SC_CONNECT_INCOMPAT_FMT:
+		case NVME_SC_CONNECT_INCOMPAT_FMT:
 			return "connect incompatible format";
-		case NVMF_SC_CONNECT_CTRL_BUSY:
+		case NVME_SC_CONNECT_CTRL_BUSY:
 			return "connect controller busy";
-		case NVMF_SC_CONNECT_INVALID_PARAM:
+		case NVME_SC_CONNECT_INVALID_PARAM:
 			return "connect invalid parameters";
-		case NVMF_SC_CONNECT_RESTART_DISC:
+		case NVME_SC_CONNECT_RESTART_DISC:
 			return "connect restart discovery";
-		case NVMF_SC_CONNECT_INVALID_HOST:
+		case NVME_SC_CONNECT_INVALID_HOST:
 			return "connect invalid host";
 		}
 	}
@@ -319,8 +319,8 @@ static const char *sc_name(unsigned sct, unsigned sc)
 
 void wnh_status_str(uint16_t status, char *buf, size_t len)
 {
-	unsigned sct = NVMF_STATUS_SCT(status), sc = NVMF_STATUS_SC(status);
+	unsigned sct = NVME_STATUS_SCT(status), sc = NVME_STATUS_SC(status);
 
 	snprintf(buf, len, "SCT %u SC 0x%02x (%s)%s", sct, sc, sc_name(sct, sc),
-		 status & NVMF_DNR ? " DNR" : "");
+		 status & NVME_DNR ? " DNR" : "");
 }

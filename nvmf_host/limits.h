@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/limits.h - the NVM command set's size limits (I/O
+ * nvmf_host/limits.h - the NVM command set's size limits (I/O
  * Command Set specific Identify Controller, CNS 06h) as pure functions:
  * reading them, and checking Write Zeroes and Dataset Management against
  * them.  Unit-tested on their own.
@@ -18,7 +18,7 @@ extern "C" {
 
 /* @in's wzsl, dmrl, dmrsl and dmsl from @id (NULL: the controller failed
  * the Identify: no limits, all 0). */
-void wnh_nvm_limits(const struct nvmf_id_ctrl_nvm *id,
+void wnh_nvm_limits(const struct nvme_id_ctrl_nvm *id,
 		    struct wharf_nvmf_host_info *in);
 
 /* The most blocks of one Write Zeroes on a namespace of @block_size

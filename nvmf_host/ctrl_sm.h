@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/ctrl_sm.h - the controller's recovery state machine as
+ * nvmf_host/ctrl_sm.h - the controller's recovery state machine as
  * pure functions: a transition table (state x event -> next state and
  * the actions the admin shard then carries out) and the reconnect
  * backoff.  No I/O, no clock: recover.c drives it at run time, the unit

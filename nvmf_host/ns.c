@@ -1,5 +1,5 @@
 /*
- * initiators/nvmf/ns.c - the controller's namespace list, which a
+ * nvmf_host/ns.c - the controller's namespace list, which a
  * namespace attribute notice (aer.c) or a reconnect may change while I/O
  * runs.
  *
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "initiators/nvmf/host_int.h"
+#include "nvmf_host/host_int.h"
 
 struct wnh_ns_table {
 	struct wnh_ns_table *retired; /* older tables, kept until the end */
@@ -88,14 +88,14 @@ unsigned wnh_ns_list_parse(const void *buf, struct wharf_nvmf_host_ns *ns)
 
 	memset(ns, 0, WHARF_NVMF_HOST_MAX_NS * sizeof(ns[0]));
 	for (unsigned i = 0;
-	     i < NVMF_NSID_LIST_MAX && l[i] && nr < WHARF_NVMF_HOST_MAX_NS; i++)
+	     i < NVME_NSID_LIST_MAX && l[i] && nr < WHARF_NVMF_HOST_MAX_NS; i++)
 		ns[nr++].nsid = l[i];
 	return nr;
 }
 
 void wnh_ns_parse(const void *buf, struct wharf_nvmf_host_ns *ns)
 {
-	const struct nvmf_id_ns *id = buf;
+	const struct nvme_id_ns *id = buf;
 	uint8_t lbads = id->lbaf[id->flbas & 0xF].lbads;
 
 	ns->size = sizeof(*ns);
