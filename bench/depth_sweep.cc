@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include <wharf/core.h>
+
 #include "tests/guest/qp_loopback.h"
 
 namespace
@@ -43,13 +45,6 @@ struct Cfg {
 	double knee = 90.0;
 };
 
-uint64_t now_ns()
-{
-	return (uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(
-		       std::chrono::steady_clock::now().time_since_epoch())
-		.count();
-}
-
 struct Rd {
 	wharf_wr wr;
 	unsigned slot;
@@ -65,7 +60,7 @@ class Loop : public Peer
 		ibv_sge sge = {(uintptr_t)dst->at((size_t)r->slot * bytes),
 			       bytes, dst->mr->lkey};
 		wharf_wr_init(&r->wr, kTag);
-		r->t0 = now_ns();
+		r->t0 = wharf_now_ns();
 		if (wharf_qp_post_read(
 			    qp, &r->wr, &sge, 1,
 			    (uintptr_t)src->at((size_t)r->slot * bytes),
@@ -74,7 +69,7 @@ class Loop : public Peer
 	}
 	void start()
 	{
-		t_start = now_ns();
+		t_start = wharf_now_ns();
 		for (auto &r : rds)
 			post(&r);
 	}
@@ -85,7 +80,7 @@ class Loop : public Peer
 			bad++;
 			return;
 		}
-		uint64_t t = now_ns();
+		uint64_t t = wharf_now_ns();
 		if (measuring)
 			lat.push_back(t - r->t0);
 		ops += measuring;
@@ -209,13 +204,13 @@ bool run_depth(Env &env, const Cfg &c, unsigned depth, qpl::Mr &src,
 	long long r0 = qpl::hw_counter("completer_retry_err");
 	env.on(kCli, [&] {
 		lp->measuring = true;
-		t0 = now_ns();
+		t0 = wharf_now_ns();
 	});
 	std::this_thread::sleep_for(std::chrono::duration<double>(c.seconds));
 	env.on(kCli, [&] {
 		lp->measuring = false;
 		lp->stop = true;
-		t1 = now_ns();
+		t1 = wharf_now_ns();
 		ops = lp->ops;
 	});
 	env.pump([&] { return lp->idle || lp->bad; }, 60);
