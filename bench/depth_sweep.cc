@@ -27,6 +27,8 @@
 
 #include <wharf/core.h>
 
+#include "cli/cli.h"
+
 #include "tests/guest/qp_loopback.h"
 
 namespace
@@ -128,25 +130,33 @@ bool parse(int argc, char **argv, Cfg *c)
 	static const option opts[] = {
 		{"bytes", 1, nullptr, 'b'},	{"seconds", 1, nullptr, 's'},
 		{"max-depth", 1, nullptr, 'd'}, {"knee", 1, nullptr, 'k'},
-		{"help", 0, nullptr, 'h'},	{nullptr, 0, nullptr, 0}};
+		{"help", 0, nullptr, 'h'},	{"version", 0, nullptr, 'V'},
+		{nullptr, 0, nullptr, 0}};
+	uint64_t bytes;
 	int o;
 	while ((o = getopt_long(argc, argv, "b:s:d:k:h", opts, nullptr)) !=
 	       -1) {
 		switch (o) {
 		case 'b':
-			c->bytes = (uint32_t)strtoul(optarg, nullptr, 0);
+			if (cli_size(optarg, 1, UINT32_MAX, &bytes))
+				return false;
+			c->bytes = (uint32_t)bytes;
 			break;
 		case 's':
 			c->seconds = strtod(optarg, nullptr);
 			break;
 		case 'd':
-			c->max_depth = (unsigned)strtoul(optarg, nullptr, 0);
+			if (cli_u32(optarg, 0, 255, &c->max_depth))
+				return false;
 			break;
 		case 'k':
 			c->knee = strtod(optarg, nullptr);
 			break;
 		case 'h':
 			usage(argv[0]);
+			exit(0);
+		case 'V':
+			cli_version(stdout, "depth_sweep");
 			exit(0);
 		default:
 			usage(argv[0]);

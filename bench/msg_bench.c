@@ -34,6 +34,8 @@
 
 #include <wharf/core.h>
 
+#include "cli/cli.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
 #else
@@ -482,8 +484,10 @@ static int parse(int argc, char **argv, struct config *cfg)
 		{"queue-depth", required_argument, NULL, 'q'},
 		{"mode", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
+	uint64_t v;
 	int c;
 
 	*cfg = (struct config){
@@ -501,31 +505,40 @@ static int parse(int argc, char **argv, struct config *cfg)
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			cfg->producers = (unsigned)atoi(optarg);
+			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->producers))
+				return -1;
 			break;
 		case 'c':
-			cfg->consumers = (unsigned)atoi(optarg);
+			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->consumers))
+				return -1;
 			break;
 		case 'n':
-			cfg->messages = strtoull(optarg, NULL, 10);
+			if (cli_u64(optarg, 0, UINT64_MAX, &v))
+				return -1;
+			cfg->messages = v;
 			break;
 		case 'd':
 			cfg->duration = atof(optarg);
 			break;
 		case 's':
-			cfg->samples = (unsigned)atoi(optarg);
+			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->samples))
+				return -1;
 			break;
 		case 'g':
-			cfg->gap_us = (unsigned)atoi(optarg);
+			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->gap_us))
+				return -1;
 			break;
 		case 'r':
-			cfg->rounds = (unsigned)atoi(optarg);
+			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->rounds))
+				return -1;
 			break;
 		case 'b':
-			cfg->base_batch = (unsigned)atoi(optarg);
+			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->base_batch))
+				return -1;
 			break;
 		case 'q':
-			cfg->queue_depth = (unsigned)atoi(optarg);
+			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->queue_depth))
+				return -1;
 			break;
 		case 'm':
 			cfg->mode_name = optarg;
@@ -540,6 +553,9 @@ static int parse(int argc, char **argv, struct config *cfg)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			cli_version(stdout, "msg_bench");
 			exit(0);
 		default:
 			return -1;

@@ -23,6 +23,8 @@
 
 #include <wharf/core.h>
 
+#include "cli/cli.h"
+
 #include "cm/conn_rcu.h"
 #include "cm/conn_table.h"
 #include "qp/qpn_map.h"
@@ -62,21 +64,28 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {{"lookups", 1, NULL, 'l'},
 					     {"sizes", 1, NULL, 's'},
 					     {"help", 0, NULL, 'h'},
+					     {"version", 0, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
-	unsigned long lookups = 20000000;
+	uint64_t lookups = 20000000;
 	char sizes_buf[128] = "64,1024,16384";
 	int o;
 
 	while ((o = getopt_long(argc, argv, "l:s:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'l':
-			lookups = strtoul(optarg, NULL, 0);
+			if (cli_u64(optarg, 1, UINT64_MAX, &lookups)) {
+				usage(argv[0]);
+				return 2;
+			}
 			break;
 		case 's':
 			snprintf(sizes_buf, sizeof(sizes_buf), "%s", optarg);
 			break;
 		case 'h':
 			usage(argv[0]);
+			return 0;
+		case 'V':
+			cli_version(stdout, "qp_demux");
 			return 0;
 		default:
 			usage(argv[0]);
@@ -89,8 +98,10 @@ int main(int argc, char **argv)
 	}
 	printf("%8s %14s %14s\n", "qps", "map ns/lookup", "rcu ns/lookup");
 	for (char *tok = strtok(sizes_buf, ","); tok; tok = strtok(NULL, ",")) {
-		uint32_t n = (uint32_t)strtoul(tok, NULL, 0);
-		struct conn *c = calloc(n, sizeof(*c));
+		uint32_t n = 0;
+		struct conn *c = cli_u32(tok, 1, 1u << 24, &n)
+					 ? NULL
+					 : calloc(n, sizeof(*c));
 		uint32_t *order = malloc(sizeof(uint32_t) * 65536);
 		struct wcm_conn_table *t = NULL;
 		struct wcm_conn_id_gen gen;

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli.h"
 #include "tests/guest/qp_loopback.h"
 
 namespace
@@ -223,6 +224,23 @@ void usage(const char *argv0)
 	       argv0);
 }
 
+// The count option -@o sets.
+unsigned *count_opt(Cfg *c, int o)
+{
+	switch (o) {
+	case 'n':
+		return &c->conns;
+	case 'd':
+		return &c->srq_depth;
+	case 'c':
+		return &c->credits;
+	case 'r':
+		return &c->rq_depth;
+	default:
+		return &c->sq_depth;
+	}
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -231,26 +249,22 @@ int main(int argc, char **argv)
 		{"conns", 1, nullptr, 'n'},    {"srq-depth", 1, nullptr, 'd'},
 		{"credits", 1, nullptr, 'c'},  {"rq-depth", 1, nullptr, 'r'},
 		{"sq-depth", 1, nullptr, 's'}, {"mode", 1, nullptr, 'm'},
-		{"help", 0, nullptr, 'h'},     {nullptr, 0, nullptr, 0}};
+		{"help", 0, nullptr, 'h'},     {"version", 0, nullptr, 'V'},
+		{nullptr, 0, nullptr, 0}};
 	Cfg c;
 	int o;
 	while ((o = getopt_long(argc, argv, "n:d:c:r:s:m:h", opts, nullptr)) !=
 	       -1) {
 		switch (o) {
 		case 'n':
-			c.conns = (unsigned)strtoul(optarg, nullptr, 0);
-			break;
 		case 'd':
-			c.srq_depth = (unsigned)strtoul(optarg, nullptr, 0);
-			break;
 		case 'c':
-			c.credits = (unsigned)strtoul(optarg, nullptr, 0);
-			break;
 		case 'r':
-			c.rq_depth = (unsigned)strtoul(optarg, nullptr, 0);
-			break;
 		case 's':
-			c.sq_depth = (unsigned)strtoul(optarg, nullptr, 0);
+			if (cli_u32(optarg, 0, 1u << 24, count_opt(&c, o))) {
+				usage(argv[0]);
+				return 2;
+			}
 			break;
 		case 'm':
 			c.srq = strcmp(optarg, "rq") != 0;
@@ -258,6 +272,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(argv[0]);
+			return 0;
+		case 'V':
+			cli_version(stdout, "qp_mem");
 			return 0;
 		default:
 			usage(argv[0]);

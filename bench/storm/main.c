@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bench/storm/rdma.h"
+#include "cli/cli.h"
 
 static struct storm_result results[3];
 
@@ -33,6 +34,10 @@ int main(int argc, char **argv)
 	}
 	if (o.help) {
 		storm_usage(stdout);
+		return 0;
+	}
+	if (o.version) {
+		cli_version(stdout, "storm");
 		return 0;
 	}
 	{

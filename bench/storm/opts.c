@@ -5,12 +5,14 @@
  * processes are killed).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/storm/storm.h"
+#include "cli/cli.h"
 
 void storm_opts_init(struct storm_opts *o)
 {
@@ -83,6 +85,7 @@ void storm_usage(FILE *f)
 	      "(client SEND,\n"
 	      "                 server SEND back), timed as 'msg rtt'\n"
 	      "  --quick        100 connections, 2 clients (unless given)\n"
+	      "  --version      the version\n"
 	      "  --help         this text\n"
 	      "\n"
 	      "Exit status: 0 when every variant that ran accounted for "
@@ -108,16 +111,11 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint32_t v;
 
-	if (!s || !*s || *s == '-')
+	if (cli_u32(s, min, max, &v))
 		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = (unsigned)v;
+	*out = v;
 	return 0;
 }
 
@@ -161,83 +159,141 @@ static int parse_variants(const char *s, unsigned *out)
 	return 0;
 }
 
+enum {
+	OPT_QUICK = 0x100,
+	OPT_MSG,
+	OPT_VERSION,
+	OPT_CONNS,
+	OPT_CLIENTS,
+	OPT_SHARDS,
+	OPT_RAMP,
+	OPT_REJECT,
+	OPT_KILL,
+	OPT_CLIENT_TIMEOUT,
+	OPT_WINDOW,
+	OPT_TIMEOUT,
+	OPT_VARIANTS,
+	OPT_CLIENTS_AT,
+	OPT_JSON,
+	OPT_GNUPLOT,
+	OPT_PNG,
+	OPT_ADDR,
+	OPT_CMTIME,
+};
+
+static const struct option storm_longopts[] = {
+	{"help", no_argument, NULL, 'h'},
+	{"quick", no_argument, NULL, OPT_QUICK},
+	{"msg", no_argument, NULL, OPT_MSG},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"conns", required_argument, NULL, OPT_CONNS},
+	{"clients", required_argument, NULL, OPT_CLIENTS},
+	{"shards", required_argument, NULL, OPT_SHARDS},
+	{"ramp", required_argument, NULL, OPT_RAMP},
+	{"reject", required_argument, NULL, OPT_REJECT},
+	{"kill", required_argument, NULL, OPT_KILL},
+	{"client-timeout", required_argument, NULL, OPT_CLIENT_TIMEOUT},
+	{"window", required_argument, NULL, OPT_WINDOW},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"variants", required_argument, NULL, OPT_VARIANTS},
+	{"clients-at", required_argument, NULL, OPT_CLIENTS_AT},
+	{"json", required_argument, NULL, OPT_JSON},
+	{"gnuplot", required_argument, NULL, OPT_GNUPLOT},
+	{"png", required_argument, NULL, OPT_PNG},
+	{"addr", required_argument, NULL, OPT_ADDR},
+	{"cmtime", required_argument, NULL, OPT_CMTIME},
+	{NULL, 0, NULL, 0},
+};
+
+/* One option with its value @v: 0 or -EINVAL. */
+static int one_opt(struct storm_opts *o, int c, const char *v)
+{
+	switch (c) {
+	case 'h':
+		o->help = true;
+		return 0;
+	case OPT_QUICK:
+		o->quick = true;
+		return 0;
+	case OPT_MSG:
+		o->msg = true;
+		return 0;
+	case OPT_VERSION:
+		o->version = true;
+		return 0;
+	case OPT_CONNS:
+		return parse_uint(v, 1, 1000000, &o->conns);
+	case OPT_CLIENTS:
+		return parse_uint(v, 1, 256, &o->clients);
+	case OPT_SHARDS:
+		return parse_uint(v, 1, 1024, &o->shards);
+	case OPT_RAMP:
+		return parse_double(v, 0, 1e9, &o->ramp);
+	case OPT_REJECT:
+		return parse_double(v, 0, 1, &o->reject);
+	case OPT_KILL:
+		return parse_double(v, 0, 1, &o->kill);
+	case OPT_CLIENT_TIMEOUT:
+		return parse_uint(v, 1, 600000, &o->client_timeout_ms);
+	case OPT_WINDOW:
+		if (!strcmp(v, "none")) {
+			o->window = STORM_WINDOW_NONE;
+			return 0;
+		}
+		return parse_uint(v, 1, 1000000, &o->window);
+	case OPT_TIMEOUT:
+		return parse_uint(v, 1, 86400, &o->timeout_s);
+	case OPT_VARIANTS:
+		return parse_variants(v, &o->variants);
+	case OPT_CLIENTS_AT:
+		o->clients_at = v;
+		return strchr(v, ':') ? 0 : -EINVAL;
+	case OPT_JSON:
+		o->json = v;
+		return 0;
+	case OPT_GNUPLOT:
+		o->plot = v;
+		return 0;
+	case OPT_PNG:
+		o->png = v;
+		return 0;
+	case OPT_ADDR:
+		o->addr = v;
+		return 0;
+	case OPT_CMTIME:
+		o->cmtime = v;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		     size_t errlen)
 {
 	bool conns_set = false, clients_set = false, variants_set = false;
+	int c, idx;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = 0;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			o->help = true;
-			continue;
-		}
-		if (!strcmp(a, "--quick")) {
-			o->quick = true;
-			continue;
-		}
-		if (!strcmp(a, "--msg")) {
-			o->msg = true;
-			continue;
-		}
-		if (strncmp(a, "--", 2) ||
-		    (strcmp(a, "--conns") && strcmp(a, "--clients") &&
-		     strcmp(a, "--shards") && strcmp(a, "--ramp") &&
-		     strcmp(a, "--reject") && strcmp(a, "--kill") &&
-		     strcmp(a, "--json") && strcmp(a, "--addr") &&
-		     strcmp(a, "--cmtime") && strcmp(a, "--variants") &&
-		     strcmp(a, "--timeout") && strcmp(a, "--client-timeout") &&
-		     strcmp(a, "--window") && strcmp(a, "--gnuplot") &&
-		     strcmp(a, "--png") && strcmp(a, "--clients-at")))
-			return fail(err, errlen, "unknown option '%s'", a);
-		if (!v)
-			return fail(err, errlen, "%s needs a value", a);
-		i++;
-		if (!strcmp(a, "--conns")) {
-			rc = parse_uint(v, 1, 1000000, &o->conns);
-			conns_set = true;
-		} else if (!strcmp(a, "--clients")) {
-			rc = parse_uint(v, 1, 256, &o->clients);
-			clients_set = true;
-		} else if (!strcmp(a, "--shards")) {
-			rc = parse_uint(v, 1, 1024, &o->shards);
-		} else if (!strcmp(a, "--ramp")) {
-			rc = parse_double(v, 0, 1e9, &o->ramp);
-		} else if (!strcmp(a, "--reject")) {
-			rc = parse_double(v, 0, 1, &o->reject);
-		} else if (!strcmp(a, "--kill")) {
-			rc = parse_double(v, 0, 1, &o->kill);
-		} else if (!strcmp(a, "--client-timeout")) {
-			rc = parse_uint(v, 1, 600000, &o->client_timeout_ms);
-		} else if (!strcmp(a, "--window")) {
-			if (!strcmp(v, "none"))
-				o->window = STORM_WINDOW_NONE;
-			else
-				rc = parse_uint(v, 1, 1000000, &o->window);
-		} else if (!strcmp(a, "--timeout")) {
-			rc = parse_uint(v, 1, 86400, &o->timeout_s);
-		} else if (!strcmp(a, "--variants")) {
-			rc = parse_variants(v, &o->variants);
-			variants_set = true;
-		} else if (!strcmp(a, "--clients-at")) {
-			o->clients_at = v;
-			rc = strchr(v, ':') ? 0 : -EINVAL;
-		} else if (!strcmp(a, "--json")) {
-			o->json = v;
-		} else if (!strcmp(a, "--gnuplot")) {
-			o->plot = v;
-		} else if (!strcmp(a, "--png")) {
-			o->png = v;
-		} else if (!strcmp(a, "--addr")) {
-			o->addr = v;
-		} else if (!strcmp(a, "--cmtime")) {
-			o->cmtime = v;
-		}
-		if (rc)
-			return fail(err, errlen, "bad value '%s' for %s", v, a);
+	optind = 0; /* parse anew (tests call this more than once) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", storm_longopts, &idx)) !=
+	       -1) {
+		if (c == '?')
+			return fail(err, errlen, "unknown option '%s'",
+				    argv[optind - 1]);
+		if (c == ':')
+			return fail(err, errlen, "%s needs a value",
+				    argv[optind - 1]);
+		if (one_opt(o, c, optarg))
+			return fail(err, errlen, "bad value '%s' for --%s",
+				    optarg, storm_longopts[idx].name);
+		conns_set |= c == OPT_CONNS;
+		clients_set |= c == OPT_CLIENTS;
+		variants_set |= c == OPT_VARIANTS;
 	}
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s'",
+			    argv[optind]);
 	if (o->quick) {
 		if (!conns_set)
 			o->conns = 100;

@@ -54,6 +54,7 @@ struct storm_opts {
 	bool quick;
 	bool msg; /* one message each way per connection */
 	bool help;
+	bool version;
 };
 
 /* storm_opts.window: --window none. */

@@ -1,13 +1,15 @@
 /*
- * initiators/nbd/nbd_args.c - wharf-nbd's command line (nbd.h); the
- * controller options are wharf-nvmf-perf's.
+ * initiators/nbd/nbd_args.c - wharf-nbd's command line (nbd_args.h); the
+ * controller options are the host programs' shared ones (host_args.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
+#include "initiators/common/host_args.h"
 #include "initiators/nbd/nbd_args.h"
-#include "initiators/nvmf/perf.h"
 
 const char nbd_usage[] =
 	"usage: wharf-nbd --traddr ADDR --subnqn NQN --device /dev/nbdN "
@@ -45,70 +47,128 @@ const char nbd_usage[] =
 	"                     request without an NVMe command (reads return\n"
 	"                     zeroes, writes are dropped)\n"
 	"  --quiet            no progress lines\n"
-	"  --help             this text\n";
+	"  --version          the version\n"
+	"  --help             this text\n"
+	"\n"
+	"Options take --opt VALUE or --opt=VALUE.\n";
+
+enum {
+	OPT_NULL_IO = 0x100,
+	OPT_QUIET,
+	OPT_QUEUE_SIZE,
+	OPT_MAX_IO_SIZE,
+	OPT_DEVICE,
+	OPT_CONNECTIONS,
+	OPT_TIMEOUT,
+	OPT_SOCKET,
+	OPT_EXPORT_NAME,
+};
+
+static const struct option nbd_longopts[] = {
+	HOST_ARGS_LONGOPTS,
+	{"help", no_argument, NULL, 'h'},
+	{"null-io", no_argument, NULL, OPT_NULL_IO},
+	{"quiet", no_argument, NULL, OPT_QUIET},
+	{"queue-size", required_argument, NULL, OPT_QUEUE_SIZE},
+	{"max-io-size", required_argument, NULL, OPT_MAX_IO_SIZE},
+	{"device", required_argument, NULL, OPT_DEVICE},
+	{"connections", required_argument, NULL, OPT_CONNECTIONS},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"export-name", required_argument, NULL, OPT_EXPORT_NAME},
+	{NULL, 0, NULL, 0},
+};
+
+/* One option of wharf-nbd's own with its value: 0 or -EINVAL. */
+static int own_opt(struct nbd_args *a, int c, const char *v)
+{
+	uint64_t n = 0;
+	int rc = 0;
+
+	switch (c) {
+	case 'h':
+		a->help = true;
+		break;
+	case HOST_OPT_VERSION:
+		a->version = true;
+		break;
+	case OPT_NULL_IO:
+		a->null_io = true;
+		break;
+	case OPT_QUIET:
+		a->quiet = true;
+		break;
+	case OPT_QUEUE_SIZE:
+		rc = cli_u64(v, 2, 65536, &n);
+		a->queue_size = (uint32_t)n;
+		break;
+	case OPT_MAX_IO_SIZE:
+		rc = cli_size(v, 4096, 16u << 20, &n);
+		a->max_io_size = (uint32_t)n;
+		break;
+	case OPT_DEVICE:
+		a->device = v;
+		break;
+	case OPT_CONNECTIONS:
+		rc = cli_u64(v, 1, 64, &n);
+		a->connections = (unsigned)n;
+		break;
+	case OPT_TIMEOUT:
+		rc = cli_u64(v, 1, 86400, &n);
+		a->timeout_s = (unsigned)n;
+		break;
+	case OPT_SOCKET:
+		a->socket = v;
+		break;
+	case OPT_EXPORT_NAME:
+		rc = strlen(v) > 4096 ? -EINVAL : 0;
+		a->export_name = v;
+		break;
+	default:
+		rc = -EINVAL;
+		break;
+	}
+	return rc;
+}
 
 int nbd_parse(int argc, char **argv, struct nbd_args *a, char *err,
 	      size_t errlen)
 {
-	const struct perf_ctrl_opts co = {
+	const struct host_args co = {
 		&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn,
 		&a->nsid,   &a->queues,	 &a->shards,
 	};
+	int c, idx;
 
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
 	a->nsid = 1;
 	a->max_io_size = 128 * 1024;
 	a->export_name = "wharf";
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t n = 0;
-		int bad = 0, takes = 1;
+	optind = 0; /* parse anew (tests call this more than once) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", nbd_longopts, &idx)) != -1) {
+		int rc;
 
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-			a->help = true;
-			takes = 0;
-		} else if (!strcmp(o, "--null-io")) {
-			a->null_io = true;
-			takes = 0;
-		} else if (!strcmp(o, "--quiet")) {
-			a->quiet = true;
-			takes = 0;
-		} else if (!v) {
-			snprintf(err, errlen, "%s: missing value", o);
-			return -EINVAL;
-		} else if (perf_ctrl_opt(&co, o, v, &bad)) {
-			/* parsed */
-		} else if (!strcmp(o, "--queue-size")) {
-			bad = perf_num(v, 65536, &n) || n < 2;
-			a->queue_size = (uint32_t)n;
-		} else if (!strcmp(o, "--max-io-size")) {
-			bad = perf_num(v, 16u << 20, &n) || n < 4096;
-			a->max_io_size = (uint32_t)n;
-		} else if (!strcmp(o, "--device")) {
-			a->device = v;
-		} else if (!strcmp(o, "--connections")) {
-			bad = perf_num(v, 64, &n) || n == 0;
-			a->connections = (unsigned)n;
-		} else if (!strcmp(o, "--timeout")) {
-			bad = perf_num(v, 86400, &n) || n == 0;
-			a->timeout_s = (unsigned)n;
-		} else if (!strcmp(o, "--socket")) {
-			a->socket = v;
-		} else if (!strcmp(o, "--export-name")) {
-			bad = strlen(v) > 4096;
-			a->export_name = v;
-		} else {
-			snprintf(err, errlen, "unknown option %s", o);
+		if (c == ':' || c == '?') {
+			snprintf(err, errlen, "%s: %s", argv[optind - 1],
+				 c == ':' ? "missing value" : "unknown option");
 			return -EINVAL;
 		}
-		if (bad) {
-			snprintf(err, errlen, "%s: bad value '%s'", o, v);
+		rc = host_args_opt(&co, c, optarg);
+		if (!rc)
+			rc = own_opt(a, c, optarg);
+		if (rc < 0) {
+			snprintf(err, errlen, "--%s: bad value '%s'",
+				 nbd_longopts[idx].name, optarg);
 			return -EINVAL;
 		}
-		i += takes;
 	}
-	if (a->help)
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->help || a->version)
 		return 0;
 	if (!a->traddr || !a->subnqn) {
 		snprintf(err, errlen, "--traddr and --subnqn are required");

@@ -31,6 +31,7 @@ struct nbd_args {
 	bool null_io;		 /* benchmark: no NVMe commands */
 	bool quiet;
 	bool help;
+	bool version;
 };
 
 /* Parses argv into @a (defaults first).  0, or -EINVAL with a message in

@@ -31,6 +31,7 @@
 #include <wharf/core.h>
 #include <wharf/nvmf_host.h>
 
+#include "cli/cli.h"
 #include "initiators/nbd/nbd.h"
 
 #define MAX_PAYLOAD	 (32u << 20) /* the kernel driver's largest */
@@ -350,6 +351,10 @@ int main(int argc, char **argv)
 	}
 	if (a.help) {
 		fputs(nbd_usage, stdout);
+		return 0;
+	}
+	if (a.version) {
+		cli_version(stdout, prog);
 		return 0;
 	}
 	if (getaddrinfo(a.traddr, a.trsvcid, &hints, &ai)) {

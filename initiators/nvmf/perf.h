@@ -48,6 +48,7 @@ struct perf_args {
 	bool json;
 	bool quiet; /* no progress */
 	bool help;
+	bool version;
 };
 
 /* Parses argv into @a (defaults first).  0, or -EINVAL with a message in
@@ -55,22 +56,6 @@ struct perf_args {
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	       size_t errlen);
 const char *perf_pattern_name(enum perf_pattern p);
-/* A decimal number with an optional k / m suffix (KiB, MiB), at most
- * @max: 0, or -EINVAL.  wharf-nbd shares it. */
-int perf_num(const char *s, uint64_t max, uint64_t *out);
-
-/* Where the options wharf-nvmf-perf and wharf-nbd share go: the
- * controller's address and NQNs, the namespace, queues and shards. */
-struct perf_ctrl_opts {
-	const char **traddr, **trsvcid, **subnqn, **hostnqn;
-	uint32_t *nsid;
-	unsigned *queues, *shards;
-};
-
-/* Option @o with value @v: 1 when it is one of the shared options (*@bad
- * set when @v is not valid for it), 0 when it is not. */
-int perf_ctrl_opt(const struct perf_ctrl_opts *c, const char *o, const char *v,
-		  int *bad);
 extern const char perf_usage[];
 
 #ifdef __cplusplus

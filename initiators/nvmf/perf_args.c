@@ -2,12 +2,15 @@
  * initiators/nvmf/perf_args.c - wharf-nvmf-perf's command line (perf.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <wharf/nvmf_host.h>
 
+#include "cli/cli.h"
+#include "initiators/common/host_args.h"
 #include "initiators/nvmf/perf.h"
 
 const char perf_usage[] =
@@ -25,7 +28,7 @@ const char perf_usage[] =
 	"  --nsid N           namespace (default 1)\n"
 	"  --qd N             commands outstanding per queue (default 32)\n"
 	"  --io-size BYTES    bytes per command, a multiple of the block\n"
-	"                     size; k/m suffixes (default 4k)\n"
+	"                     size; k/m/g suffixes (default 4k)\n"
 	"  --pattern P        read, write, randread, randwrite (default\n"
 	"                     randread)\n"
 	"  --time S           seconds (default 10); SIGINT or SIGTERM ends\n"
@@ -34,7 +37,7 @@ const char perf_usage[] =
 	"                     report covers the time run\n"
 	"  --queues N         I/O queues (default one per shard)\n"
 	"  --shards N         shard threads (default one per core)\n"
-	"  --cpus LIST        one shard per CPU listed, e.g. 1 or 0,2\n"
+	"  --cpus LIST        one shard per CPU listed, e.g. 1, 0,2 or 0-3\n"
 	"  --poll MODE        idle shards: event (default), busy, adaptive\n"
 	"  --reconnect-delay MS  after losing the controller (the target\n"
 	"                     disconnected, a timeout, a failed Keep Alive),\n"
@@ -65,7 +68,11 @@ const char perf_usage[] =
 	"                     print one line per entry and exit\n"
 	"  --json             the result as one JSON object on stdout\n"
 	"  --quiet            no progress lines\n"
-	"  --help             this text\n";
+	"  --version          the version\n"
+	"  --help             this text\n"
+	"\n"
+	"Options take --opt VALUE or --opt=VALUE; sizes take k, m, g, t\n"
+	"(powers of 1024), CPU lists ranges (0-3,8).\n";
 
 const char *perf_pattern_name(enum perf_pattern p)
 {
@@ -82,85 +89,151 @@ const char *perf_pattern_name(enum perf_pattern p)
 	return "?";
 }
 
-int perf_num(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
+/* Codes of the options that have no short letter. */
+enum {
+	OPT_VERIFY = 0x100,
+	OPT_ZERO_COPY,
+	OPT_SUBMIT_THREAD,
+	OPT_DISCOVER,
+	OPT_JSON,
+	OPT_QUIET,
+	OPT_QD,
+	OPT_IO_SIZE,
+	OPT_PATTERN,
+	OPT_TIME,
+	OPT_CPUS,
+	OPT_POLL,
+	OPT_RECONNECT_DELAY,
+	OPT_CTRL_LOSS_TMO,
+};
 
-	if (!s || !*s || *s == '-')
+static const struct option perf_longopts[] = {
+	HOST_ARGS_LONGOPTS,
+	{"help", no_argument, NULL, 'h'},
+	{"verify", no_argument, NULL, OPT_VERIFY},
+	{"zero-copy", no_argument, NULL, OPT_ZERO_COPY},
+	{"submit-thread", no_argument, NULL, OPT_SUBMIT_THREAD},
+	{"discover", no_argument, NULL, OPT_DISCOVER},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"quiet", no_argument, NULL, OPT_QUIET},
+	{"qd", required_argument, NULL, OPT_QD},
+	{"io-size", required_argument, NULL, OPT_IO_SIZE},
+	{"pattern", required_argument, NULL, OPT_PATTERN},
+	{"time", required_argument, NULL, OPT_TIME},
+	{"cpus", required_argument, NULL, OPT_CPUS},
+	{"poll", required_argument, NULL, OPT_POLL},
+	{"reconnect-delay", required_argument, NULL, OPT_RECONNECT_DELAY},
+	{"ctrl-loss-tmo", required_argument, NULL, OPT_CTRL_LOSS_TMO},
+	{NULL, 0, NULL, 0},
+};
+
+static int pattern(const char *v, enum perf_pattern *out)
+{
+	static const char *const names[] = {
+		[PERF_READ] = "read",
+		[PERF_WRITE] = "write",
+		[PERF_RANDREAD] = "randread",
+		[PERF_RANDWRITE] = "randwrite",
+	};
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i])) {
+			*out = (enum perf_pattern)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int poll_mode(const char *v, int *out)
+{
+	if (!strcmp(v, "event"))
+		*out = 0;
+	else if (!strcmp(v, "busy"))
+		*out = 1;
+	else if (!strcmp(v, "adaptive"))
+		*out = 2;
+	else
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	if (*end == 'k' || *end == 'K') {
-		v *= 1024;
-		end++;
-	} else if (*end == 'm' || *end == 'M') {
-		v *= 1024 * 1024;
-		end++;
-	}
-	if (*end || v > max)
-		return -EINVAL;
-	*out = v;
 	return 0;
 }
 
-static int parse_cpus(const char *v, struct perf_args *a)
-{
-	a->ncpus = 0;
-	while (*v) {
-		char *end;
-		long c = strtol(v, &end, 10);
-
-		if (end == v || c < 0 || c > 4095 || a->ncpus == PERF_MAX_CPUS)
-			return 1;
-		a->cpus[a->ncpus++] = (int)c;
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return 1;
-		v = end;
-	}
-	return a->ncpus == 0;
-}
-
-int perf_ctrl_opt(const struct perf_ctrl_opts *c, const char *o, const char *v,
-		  int *bad)
+/* One option of perf's own with its value: 0 or -EINVAL. */
+static int own_opt(struct perf_args *a, int c, const char *v)
 {
 	uint64_t n = 0;
+	int rc = 0;
 
-	if (!strcmp(o, "--traddr")) {
-		*c->traddr = v;
-	} else if (!strcmp(o, "--trsvcid")) {
-		*bad = perf_num(v, 65535, &n);
-		*c->trsvcid = v;
-	} else if (!strcmp(o, "--subnqn")) {
-		*c->subnqn = v;
-	} else if (!strcmp(o, "--hostnqn")) {
-		*c->hostnqn = v;
-	} else if (!strcmp(o, "--nsid")) {
-		*bad = perf_num(v, 0xFFFFFFFEu, &n) || n == 0;
-		*c->nsid = (uint32_t)n;
-	} else if (!strcmp(o, "--queues")) {
-		*bad = perf_num(v, 1024, &n) || n == 0;
-		*c->queues = (unsigned)n;
-	} else if (!strcmp(o, "--shards")) {
-		*bad = perf_num(v, 1024, &n) || n == 0;
-		*c->shards = (unsigned)n;
-	} else {
-		return 0;
+	switch (c) {
+	case 'h':
+		a->help = true;
+		break;
+	case HOST_OPT_VERSION:
+		a->version = true;
+		break;
+	case OPT_VERIFY:
+		a->verify = true;
+		break;
+	case OPT_ZERO_COPY:
+		a->zero_copy = true;
+		break;
+	case OPT_SUBMIT_THREAD:
+		a->submit_thread = true;
+		break;
+	case OPT_DISCOVER:
+		a->discover = true;
+		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_QUIET:
+		a->quiet = true;
+		break;
+	case OPT_QD:
+		rc = cli_u64(v, 1, 1024, &n);
+		a->qd = (unsigned)n;
+		break;
+	case OPT_IO_SIZE:
+		rc = cli_size(v, 512, 16u << 20, &n);
+		a->io_size = (uint32_t)n;
+		break;
+	case OPT_PATTERN:
+		rc = pattern(v, &a->pattern);
+		break;
+	case OPT_TIME:
+		rc = cli_u64(v, 1, 86400, &n);
+		a->time_s = (unsigned)n;
+		break;
+	case OPT_CPUS:
+		rc = cli_cpu_list(v, CLI_CPU_LIMIT - 1, a->cpus, PERF_MAX_CPUS,
+				  &a->ncpus);
+		break;
+	case OPT_POLL:
+		rc = poll_mode(v, &a->poll);
+		break;
+	case OPT_RECONNECT_DELAY:
+		rc = cli_u64(v, 1, 3600000, &n);
+		a->reconnect_delay_ms = (uint32_t)n;
+		break;
+	case OPT_CTRL_LOSS_TMO:
+		rc = cli_u64(v, 0, 86400000, &n);
+		a->ctrl_loss_tmo_ms =
+			n ? (uint32_t)n : WHARF_NVMF_HOST_TMO_AT_ONCE;
+		break;
+	default:
+		rc = -EINVAL;
+		break;
 	}
-	return 1;
+	return rc;
 }
 
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	       size_t errlen)
 {
-	const struct perf_ctrl_opts co = {
+	const struct host_args co = {
 		&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn,
 		&a->nsid,   &a->queues,	 &a->shards,
 	};
+	int c, idx;
 
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
@@ -169,86 +242,30 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	a->io_size = 4096;
 	a->pattern = PERF_RANDREAD;
 	a->time_s = 10;
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t n = 0;
-		int bad = 0, takes = 1;
+	optind = 0; /* parse anew (tests call this more than once) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", perf_longopts, &idx)) != -1) {
+		int rc;
 
-		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
-			a->help = true;
-			takes = 0;
-		} else if (!strcmp(o, "--verify")) {
-			a->verify = true;
-			takes = 0;
-		} else if (!strcmp(o, "--zero-copy")) {
-			a->zero_copy = true;
-			takes = 0;
-		} else if (!strcmp(o, "--submit-thread")) {
-			a->submit_thread = true;
-			takes = 0;
-		} else if (!strcmp(o, "--discover")) {
-			a->discover = true;
-			takes = 0;
-		} else if (!strcmp(o, "--json")) {
-			a->json = true;
-			takes = 0;
-		} else if (!strcmp(o, "--quiet")) {
-			a->quiet = true;
-			takes = 0;
-		} else if (!v) {
-			snprintf(err, errlen, "%s: missing value", o);
-			return -EINVAL;
-		} else if (perf_ctrl_opt(&co, o, v, &bad)) {
-			/* parsed */
-		} else if (!strcmp(o, "--qd")) {
-			bad = perf_num(v, 1024, &n) || n == 0;
-			a->qd = (unsigned)n;
-		} else if (!strcmp(o, "--io-size")) {
-			bad = perf_num(v, 16u << 20, &n) || n < 512;
-			a->io_size = (uint32_t)n;
-		} else if (!strcmp(o, "--pattern")) {
-			if (!strcmp(v, "read"))
-				a->pattern = PERF_READ;
-			else if (!strcmp(v, "write"))
-				a->pattern = PERF_WRITE;
-			else if (!strcmp(v, "randread"))
-				a->pattern = PERF_RANDREAD;
-			else if (!strcmp(v, "randwrite"))
-				a->pattern = PERF_RANDWRITE;
-			else
-				bad = 1;
-		} else if (!strcmp(o, "--time")) {
-			bad = perf_num(v, 86400, &n) || n == 0;
-			a->time_s = (unsigned)n;
-		} else if (!strcmp(o, "--cpus")) {
-			bad = parse_cpus(v, a);
-		} else if (!strcmp(o, "--poll")) {
-			if (!strcmp(v, "event"))
-				a->poll = 0;
-			else if (!strcmp(v, "busy"))
-				a->poll = 1;
-			else if (!strcmp(v, "adaptive"))
-				a->poll = 2;
-			else
-				bad = 1;
-		} else if (!strcmp(o, "--reconnect-delay")) {
-			bad = perf_num(v, 3600000, &n) || n == 0;
-			a->reconnect_delay_ms = (uint32_t)n;
-		} else if (!strcmp(o, "--ctrl-loss-tmo")) {
-			bad = perf_num(v, 86400000, &n);
-			a->ctrl_loss_tmo_ms =
-				n ? (uint32_t)n : WHARF_NVMF_HOST_TMO_AT_ONCE;
-		} else {
-			snprintf(err, errlen, "unknown option %s", o);
+		if (c == ':' || c == '?') {
+			snprintf(err, errlen, "%s: %s", argv[optind - 1],
+				 c == ':' ? "missing value" : "unknown option");
 			return -EINVAL;
 		}
-		if (bad) {
-			snprintf(err, errlen, "%s: bad value '%s'", o, v);
+		rc = host_args_opt(&co, c, optarg);
+		if (!rc)
+			rc = own_opt(a, c, optarg);
+		if (rc < 0) {
+			snprintf(err, errlen, "--%s: bad value '%s'",
+				 perf_longopts[idx].name, optarg);
 			return -EINVAL;
 		}
-		i += takes;
 	}
-	if (a->help)
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	if (a->help || a->version)
 		return 0;
 	if (!a->traddr || (!a->subnqn && !a->discover)) {
 		snprintf(err, errlen, "--traddr and --subnqn are required");

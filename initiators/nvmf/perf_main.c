@@ -40,6 +40,7 @@
 #include <wharf/core.h>
 #include <wharf/nvmf_host.h>
 
+#include "cli/cli.h"
 #include "initiators/nvmf/perf.h"
 #include "initiators/nvmf/perf_hist.h"
 
@@ -751,6 +752,10 @@ int main(int argc, char **argv)
 	}
 	if (a.help) {
 		fputs(perf_usage, stdout);
+		return 0;
+	}
+	if (a.version) {
+		cli_version(stdout, "wharf-nvmf-perf");
 		return 0;
 	}
 	if (getaddrinfo(a.traddr, a.trsvcid, &hints, &ai)) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "targets/echo/echo.h"
 
 void echo_usage(FILE *f)
@@ -54,6 +55,7 @@ void echo_usage(FILE *f)
 		"  -v          log progress to stderr, each line stamped "
 		"with\n"
 		"              CLOCK_MONOTONIC seconds\n"
+		"  --version   the version\n"
 		"  -h, --help  this text\n"
 		"\n"
 		"Exit status: 0 when every connection completed its exchange, "
@@ -63,14 +65,11 @@ void echo_usage(FILE *f)
 
 static int num(const char *s, unsigned *out)
 {
-	char *end;
-	unsigned long v;
+	uint32_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || !*s || v > 0x7fffffffUL)
+	if (cli_u32(s, 0, 0x7fffffff, &v))
 		return -EINVAL;
-	*out = (unsigned)v;
+	*out = v;
 	return 0;
 }
 
@@ -83,6 +82,7 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 		{"handshake-cap", required_argument, NULL, 'H'},
 		{"hold-ms", required_argument, NULL, 'M'},
 		{"disconnect-ms", required_argument, NULL, 'D'},
+		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -137,6 +137,9 @@ int echo_args_parse(struct echo_args *a, int argc, char **argv)
 			break;
 		case 'h':
 			echo_usage(stdout);
+			return 1;
+		case 'V':
+			cli_version(stdout, "wharf-echo");
 			return 1;
 		default:
 			err = -EINVAL;

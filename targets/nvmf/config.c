@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "cli/cli.h"
 #include "targets/nvmf/nqn.h"
 #include "proto/nvme/spec_fabrics.h"
 
@@ -62,64 +63,13 @@ void nvmf_config_init(struct nvmf_config *cfg, const char *source)
 
 int nvmf_parse_size(const char *s, uint64_t *out)
 {
-	uint64_t v = 0, mul = 1;
-	const char *p = s;
-
-	if (!s || !out || *s < '0' || *s > '9')
-		return -EINVAL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	switch (*p) {
-	case '\0':
-		break;
-	case 'k':
-	case 'K':
-		mul = 1ull << 10;
-		break;
-	case 'm':
-	case 'M':
-		mul = 1ull << 20;
-		break;
-	case 'g':
-	case 'G':
-		mul = 1ull << 30;
-		break;
-	case 't':
-	case 'T':
-		mul = 1ull << 40;
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (*p && p[1])
-		return -EINVAL;
-	if (v && mul > UINT64_MAX / v)
-		return -EINVAL;
-	*out = v * mul;
-	return 0;
+	return cli_size(s, 0, UINT64_MAX, out);
 }
 
 /* An unsigned decimal in [lo, hi]. */
 static int parse_uint(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	uint64_t v = 0;
-
-	if (!*s)
-		return -EINVAL;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*p - '0');
-		if (v > hi)
-			return -EINVAL;
-	}
-	if (v < lo)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
+	return cli_u32(s, lo, hi, out);
 }
 
 /* Check the argument count of a directive; message with @usage. */
@@ -199,42 +149,21 @@ static int do_shards(struct line_ctx *c)
 /* "cpus LIST": comma-separated CPU indexes and A-B ranges, no empty item. */
 static int do_cpus(struct line_ctx *c)
 {
-	char list[NVMF_CFG_LINE_MAX + 1];
-	uint32_t n = 0;
-	char *tok;
+	unsigned n;
+	int rc;
 
 	if (need_args(c, 1, 1, "cpus LIST (e.g. 0,2-3)"))
 		return -EINVAL;
-	snprintf(list, sizeof(list), "%s", c->w[1]);
-	tok = list;
-	for (;;) {
-		char *comma = strchr(tok, ',');
-		char *dash;
-		uint32_t lo, hi;
-
-		if (comma)
-			*comma = '\0';
-		dash = strchr(tok, '-');
-		if (dash)
-			*dash = '\0';
-		if (parse_uint(tok, 0, NVMF_CFG_MAX_CPU, &lo) ||
-		    parse_uint(dash ? dash + 1 : tok, 0, NVMF_CFG_MAX_CPU,
-			       &hi) ||
-		    hi < lo)
-			return fail(c,
-				    "cpus: \"%s\" is not a list of CPUs "
-				    "0..%d and ranges A-B",
-				    c->w[1], NVMF_CFG_MAX_CPU);
-		for (uint32_t cpu = lo; cpu <= hi; cpu++) {
-			if (n == NVMF_CFG_MAX_SHARDS)
-				return fail(c, "cpus: more than %d entries",
-					    NVMF_CFG_MAX_SHARDS);
-			c->cfg->cpus[n++] = (int)cpu;
-		}
-		if (!comma)
-			break;
-		tok = comma + 1;
-	}
+	rc = cli_cpu_list(c->w[1], NVMF_CFG_MAX_CPU, c->cfg->cpus,
+			  NVMF_CFG_MAX_SHARDS, &n);
+	if (rc == -E2BIG)
+		return fail(c, "cpus: more than %d entries",
+			    NVMF_CFG_MAX_SHARDS);
+	if (rc)
+		return fail(c,
+			    "cpus: \"%s\" is not a list of CPUs "
+			    "0..%d and ranges A-B",
+			    c->w[1], NVMF_CFG_MAX_CPU);
 	c->cfg->ncpus = n;
 	c->cfg->cpus_line = c->lineno;
 	return 0;

@@ -13,6 +13,7 @@
 
 #include <wharf/cm.h>
 
+#include "cli/cli.h"
 #include "targets/nvmf/tgt_main.h"
 
 void tgt_usage(FILE *f)
@@ -64,6 +65,7 @@ void tgt_usage(FILE *f)
 	      "(default\n"
 	      "                          4096)\n"
 	      "  -v, --verbose           log connections\n"
+	      "      --version           the version\n"
 	      "  -h, --help              this text\n"
 	      "\n"
 	      "Config file: one directive per line, '#' comments:\n"
@@ -123,6 +125,8 @@ static int listen_flag(struct tgt_args *a, const char *v)
 	return flag_line(a, "listen %s", line);
 }
 
+#define TGT_SHORTOPTS "c:l:s:n:a:At:q:i:p:vh"
+
 static const struct option longopts[] = {
 	{"config", required_argument, NULL, 'c'},
 	{"listen", required_argument, NULL, 'l'},
@@ -145,21 +149,14 @@ static const struct option longopts[] = {
 	{"defer-max-ms", required_argument, NULL, 'W'},
 	{"defer-max", required_argument, NULL, 'X'},
 	{"verbose", no_argument, NULL, 'v'},
+	{"version", no_argument, NULL, 'V'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
 static int parse_u32(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v > UINT32_MAX)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
+	return cli_u32(s, 0, UINT32_MAX, out);
 }
 
 static int poll_mode(const char *s, enum wharf_poll_mode *out)
@@ -196,15 +193,12 @@ static uint32_t *u32_opt(struct nvmf_rdma_opts *o, int c)
 	}
 }
 
-/* Loads the file first (its lines are numbered in the file). */
-static int load_file(struct tgt_args *a, int argc, char **argv)
+/* Loads the file (a->config) first: its lines are numbered in the file. */
+static int load_file(struct tgt_args *a)
 {
 	char err[512];
 	int rc;
 
-	for (int i = 1; i < argc - 1; i++)
-		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config"))
-			a->config = argv[i + 1];
 	if (!a->config) {
 		nvmf_config_init(&a->cfg, "flags");
 		return 0;
@@ -223,16 +217,30 @@ int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
 
 	memset(a, 0, sizeof(*a));
 	a->opts.size = sizeof(a->opts);
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+	/* First pass: --help, --version and the file (the flags after it
+	 * add to it); the second reads the flags in order. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, TGT_SHORTOPTS, longopts, NULL)) !=
+	       -1) {
+		if (c == 'h') {
 			tgt_usage(stdout);
 			return 1;
 		}
-	rc = load_file(a, argc, argv);
+		if (c == 'V') {
+			cli_version(stdout, "wharf-nvmf-tgt");
+			return 1;
+		}
+		if (c == 'c')
+			a->config = optarg;
+	}
+	rc = load_file(a);
 	if (rc)
 		return rc;
-	while (!rc && (c = getopt_long(argc, argv, "c:l:s:n:a:At:q:i:p:vh",
-				       longopts, NULL)) != -1) {
+	optind = 0;
+	opterr = 1;
+	while (!rc && (c = getopt_long(argc, argv, TGT_SHORTOPTS, longopts,
+				       NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			break; /* loaded first */

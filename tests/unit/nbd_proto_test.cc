@@ -382,4 +382,20 @@ TEST(NbdArgs, Refusals)
 	EXPECT_NE(std::string::npos, err.find("missing value"));
 }
 
+TEST(NbdArgs, GetoptSpellingsAndVersion)
+{
+	struct nbd_args a;
+	ASSERT_EQ(0, Parse({"--traddr=a", "--subnqn=n", "--device=/dev/nbd1",
+			    "--max-io-size=256k", "--queues=2"},
+			   &a));
+	EXPECT_STREQ("/dev/nbd1", a.device);
+	EXPECT_EQ(256u * 1024, a.max_io_size);
+	EXPECT_EQ(2u, a.queues);
+	ASSERT_EQ(0, Parse({"--version"}, &a));
+	EXPECT_TRUE(a.version);
+	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n", "--device",
+				  "/dev/nbd0", "--trsvcid", "65536"},
+				 &a));
+}
+
 } // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <wharf/nvmf_host.h>
+
 #include "initiators/nvmf/perf.h"
 #include "initiators/nvmf/perf_hist.h"
 
@@ -136,6 +138,41 @@ TEST(NvmfPerfArgs, Refusals)
 	EXPECT_EQ(-EINVAL,
 		  Parse({"--traddr", "a", "--subnqn", "n", "--poll", "spin"},
 			&a));
+}
+
+TEST(NvmfPerfArgs, GetoptSpellingsAndVersion)
+{
+	struct perf_args a;
+
+	// --opt=value as well as --opt value; options after the others.
+	ASSERT_EQ(0, Parse({"--traddr=1.2.3.4", "--subnqn", "n", "--qd=8",
+			    "--io-size=1m", "--cpus=0-2,5"},
+			   &a));
+	EXPECT_STREQ("1.2.3.4", a.traddr);
+	EXPECT_EQ(8u, a.qd);
+	EXPECT_EQ(1u << 20, a.io_size);
+	ASSERT_EQ(4u, a.ncpus);
+	EXPECT_EQ(2, a.cpus[2]);
+	EXPECT_EQ(5, a.cpus[3]);
+	ASSERT_EQ(0, Parse({"--version"}, &a));
+	EXPECT_TRUE(a.version);
+	// A count takes no size suffix, a number no sign; no stray argument.
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--qd", "1k"}, &a));
+	EXPECT_EQ(
+		-EINVAL,
+		Parse({"--traddr", "a", "--subnqn", "n", "--nsid", "-1"}, &a));
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "--nsid", "0"}, &a));
+	EXPECT_EQ(-EINVAL,
+		  Parse({"--traddr", "a", "--subnqn", "n", "extra"}, &a));
+	// --ctrl-loss-tmo 0: at the first loss, not the default.
+	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n", "--ctrl-loss-tmo",
+			    "0"},
+			   &a));
+	EXPECT_EQ(WHARF_NVMF_HOST_TMO_AT_ONCE, a.ctrl_loss_tmo_ms);
+	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n"}, &a));
+	EXPECT_EQ(0u, a.ctrl_loss_tmo_ms);
 }
 
 } // namespace

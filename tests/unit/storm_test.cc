@@ -55,6 +55,26 @@ TEST(StormOpts, Defaults)
 	EXPECT_FALSE(o.help);
 }
 
+TEST(StormOpts, GetoptSpellingsAndVersion)
+{
+	storm_opts o;
+	std::string err;
+	ASSERT_EQ(0, Parse({"--conns=300", "--clients", "3", "--window=none",
+			    "--json=out.json"},
+			   &o, &err))
+		<< err;
+	EXPECT_EQ(300u, o.conns);
+	EXPECT_EQ(3u, o.clients);
+	EXPECT_EQ((unsigned)STORM_WINDOW_NONE, o.window);
+	EXPECT_STREQ("out.json", o.json);
+	ASSERT_EQ(0, Parse({"--version"}, &o, nullptr));
+	EXPECT_TRUE(o.version);
+	EXPECT_EQ(-EINVAL, Parse({"--conns", "+5"}, &o, &err));
+	EXPECT_NE(std::string::npos, err.find("--conns")) << err;
+	EXPECT_EQ(-EINVAL, Parse({"--conns"}, &o, &err));
+	EXPECT_NE(std::string::npos, err.find("needs a value")) << err;
+}
+
 TEST(StormOpts, EveryOption)
 {
 	storm_opts o;

@@ -91,7 +91,7 @@ def check(args):
         problems.append("exports %s, not in %s" % (name, args.symbols))
     for name in sorted(rec - names):
         problems.append("no longer exports %s: a removal breaks the ABI; "
-                        "raise the soname (WHARF_VERSION in BUILD)" % name)
+                        "raise the soname (WHARF_VERSION in tools/bazel/version.bzl)" % name)
     if soname != rec_soname:
         problems.append("soname is %s, %s records %s"
                         % (soname, args.symbols, rec_soname))
@@ -213,7 +213,7 @@ def update(args):
     if problems and old_soname == soname:
         for p in problems:
             print("abi: breaking change: " + p, file=sys.stderr)
-        print("abi: raise the soname's number (WHARF_VERSION in BUILD) and "
+        print("abi: raise the soname's number (WHARF_VERSION in tools/bazel/version.bzl) and "
               "run again; nothing written", file=sys.stderr)
         return 1
     with open(sym_path, "w") as f:

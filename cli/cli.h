@@ -1,0 +1,65 @@
+/*
+ * cli/cli.h - the programs' command-line toolbox (internal to wharf's
+ * programs and benchmarks; not part of libwharf).
+ *
+ * One way to read a number, a size and a CPU list, so that every tool
+ * takes the same spellings and refuses the same mistakes: no sign, no
+ * leading blank, no trailing text, no wrap-around, a range checked
+ * after the suffix is applied.  Options are parsed with getopt_long
+ * (so --opt=value and --opt value both work); --version prints
+ * cli_version().
+ */
+#ifndef WHARF_CLI_CLI_H
+#define WHARF_CLI_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * cli_u64() - a decimal number in [@min, @max].
+ * Return: 0; -EINVAL for NULL, an empty string, a sign or blank, any
+ * character after the digits, or a number outside the range (also one
+ * beyond 64 bits).
+ */
+int cli_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/** cli_u32() - cli_u64() into 32 bits (@max at most UINT32_MAX). */
+int cli_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+
+/**
+ * cli_size() - a size in bytes: a decimal number with an optional
+ * suffix k, m, g or t (either case, powers of 1024; "4k" = 4096), in
+ * [@min, @max].
+ * Return: 0; -EINVAL as cli_u64(), an unknown suffix, or a product that
+ * overflows 64 bits.
+ */
+int cli_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/**
+ * cli_cpu_list() - a CPU list, as taskset -c and cpusets spell it:
+ * numbers and ranges separated by commas ("0-3,8,10-11"), in the order
+ * given (a CPU may repeat).
+ * @max_cpu: the highest CPU number taken (below CLI_CPU_LIMIT).
+ * @cpus: receives the CPUs, at most @max of them; @n: how many.
+ * Return: 0; -EINVAL for an empty list, a bad number, a CPU above
+ * @max_cpu, a range whose end is below its start; -E2BIG for more than
+ * @max CPUs.  Nothing is written to @n on failure.
+ */
+int cli_cpu_list(const char *s, unsigned max_cpu, int *cpus, unsigned max,
+		 unsigned *n);
+
+/* The CPU numbers a list may name: 0 .. CLI_CPU_LIMIT - 1. */
+#define CLI_CPU_LIMIT 4096u
+
+/** cli_version() - print "PROG (wharf) VERSION" and a newline to @f. */
+void cli_version(FILE *f, const char *prog);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WHARF_CLI_CLI_H */

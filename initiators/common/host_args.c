@@ -1,0 +1,48 @@
+/*
+ * initiators/common/host_args.c - the controller options shared by the
+ * host module's programs (host_args.h).
+ */
+#include "initiators/common/host_args.h"
+
+#include <errno.h>
+
+#include "cli/cli.h"
+
+int host_args_opt(const struct host_args *c, int opt, const char *val)
+{
+	uint64_t n;
+
+	switch (opt) {
+	case HOST_OPT_TRADDR:
+		*c->traddr = val;
+		return 1;
+	case HOST_OPT_TRSVCID:
+		if (cli_u64(val, 0, 65535, &n))
+			return -EINVAL;
+		*c->trsvcid = val;
+		return 1;
+	case HOST_OPT_SUBNQN:
+		*c->subnqn = val;
+		return 1;
+	case HOST_OPT_HOSTNQN:
+		*c->hostnqn = val;
+		return 1;
+	case HOST_OPT_NSID:
+		if (cli_u64(val, 1, 0xFFFFFFFEu, &n))
+			return -EINVAL;
+		*c->nsid = (uint32_t)n;
+		return 1;
+	case HOST_OPT_QUEUES:
+		if (cli_u64(val, 1, 1024, &n))
+			return -EINVAL;
+		*c->queues = (unsigned)n;
+		return 1;
+	case HOST_OPT_SHARDS:
+		if (cli_u64(val, 1, 1024, &n))
+			return -EINVAL;
+		*c->shards = (unsigned)n;
+		return 1;
+	default:
+		return 0;
+	}
+}
