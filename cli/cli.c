@@ -121,6 +121,45 @@ int cli_cpu_list(const char *s, unsigned max_cpu, int *cpus, unsigned max,
 	return 0;
 }
 
+int cli_parse(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, cli_opt_fn fn, void *arg,
+	      char *err, size_t errlen)
+{
+	char spec[64];
+	int c, idx;
+
+	if (snprintf(spec, sizeof(spec), ":%s", shortopts) >= (int)sizeof(spec))
+		return -EINVAL;
+	optind = 0; /* getopt starts anew */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, spec, longopts, &idx)) != -1) {
+		if (c == ':' || c == '?') {
+			snprintf(err, errlen, "%s: %s", argv[optind - 1],
+				 c == ':' ? "missing value" : "unknown option");
+			return -EINVAL;
+		}
+		idx = -1;
+		for (int i = 0; longopts[i].name; i++)
+			if (longopts[i].val == c && !longopts[i].flag)
+				idx = i;
+		if (fn(arg, c, optarg)) {
+			if (idx >= 0)
+				snprintf(err, errlen, "--%s: bad value '%s'",
+					 longopts[idx].name,
+					 optarg ? optarg : "");
+			else
+				snprintf(err, errlen, "-%c: bad value '%s'", c,
+					 optarg ? optarg : "");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void cli_version(FILE *f, const char *prog)
 {
 	fprintf(f, "%s (wharf) %s\n", prog, CLI_WHARF_VERSION);

@@ -12,6 +12,8 @@
 #ifndef WHARF_CLI_CLI_H
 #define WHARF_CLI_CLI_H
 
+#include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,6 +56,23 @@ int cli_cpu_list(const char *s, unsigned max_cpu, int *cpus, unsigned max,
 
 /* The CPU numbers a list may name: 0 .. CLI_CPU_LIMIT - 1. */
 #define CLI_CPU_LIMIT 4096u
+
+/* One option getopt_long returned (its code) with its value (NULL for a
+ * flag): 0, or -EINVAL when the value is not valid for it. */
+typedef int (*cli_opt_fn)(void *arg, int opt, const char *val);
+
+/**
+ * cli_parse() - read @argv with getopt_long, from the start (tests may
+ * call it more than once), calling @fn for each option.
+ * @shortopts: the short options, after getopt's leading ':' (e.g. "h").
+ * Return: 0; -EINVAL with the reason in @err: an unknown option, a
+ * missing value, a value @fn refused ("--NAME: bad value 'V'"), or an
+ * argument that is not an option.
+ * Context: not thread-safe (getopt's globals).
+ */
+int cli_parse(int argc, char **argv, const char *shortopts,
+	      const struct option *longopts, cli_opt_fn fn, void *arg,
+	      char *err, size_t errlen);
 
 /** cli_version() - print "PROG (wharf) VERSION" and a newline to @f. */
 void cli_version(FILE *f, const char *prog);

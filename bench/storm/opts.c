@@ -268,32 +268,33 @@ static int one_opt(struct storm_opts *o, int c, const char *v)
 	}
 }
 
+struct storm_parse_ctx {
+	struct storm_opts *o;
+	bool conns_set, clients_set, variants_set;
+};
+
+static int storm_opt(void *arg, int c, const char *v)
+{
+	struct storm_parse_ctx *p = arg;
+
+	p->conns_set |= c == OPT_CONNS;
+	p->clients_set |= c == OPT_CLIENTS;
+	p->variants_set |= c == OPT_VARIANTS;
+	return one_opt(p->o, c, v);
+}
+
 int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		     size_t errlen)
 {
-	bool conns_set = false, clients_set = false, variants_set = false;
-	int c, idx;
+	struct storm_parse_ctx p = {.o = o};
+	bool conns_set, clients_set, variants_set;
 
-	optind = 0; /* parse anew (tests call this more than once) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", storm_longopts, &idx)) !=
-	       -1) {
-		if (c == '?')
-			return fail(err, errlen, "unknown option '%s'",
-				    argv[optind - 1]);
-		if (c == ':')
-			return fail(err, errlen, "%s needs a value",
-				    argv[optind - 1]);
-		if (one_opt(o, c, optarg))
-			return fail(err, errlen, "bad value '%s' for --%s",
-				    optarg, storm_longopts[idx].name);
-		conns_set |= c == OPT_CONNS;
-		clients_set |= c == OPT_CLIENTS;
-		variants_set |= c == OPT_VARIANTS;
-	}
-	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s'",
-			    argv[optind]);
+	if (cli_parse(argc, argv, "h", storm_longopts, storm_opt, &p, err,
+		      errlen))
+		return -EINVAL;
+	conns_set = p.conns_set;
+	clients_set = p.clients_set;
+	variants_set = p.variants_set;
 	if (o->quick) {
 		if (!conns_set)
 			o->conns = 100;

@@ -131,43 +131,35 @@ static int own_opt(struct nbd_args *a, int c, const char *v)
 	return rc;
 }
 
+struct nbd_parse_ctx {
+	struct host_args co;
+	struct nbd_args *a;
+};
+
+static int nbd_opt(void *arg, int c, const char *v)
+{
+	struct nbd_parse_ctx *p = arg;
+	int rc = host_args_opt(&p->co, c, v);
+
+	return rc ? (rc < 0 ? rc : 0) : own_opt(p->a, c, v);
+}
+
 int nbd_parse(int argc, char **argv, struct nbd_args *a, char *err,
 	      size_t errlen)
 {
-	const struct host_args co = {
-		&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn,
-		&a->nsid,   &a->queues,	 &a->shards,
+	struct nbd_parse_ctx p = {
+		{&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn, &a->nsid,
+		 &a->queues, &a->shards},
+		a,
 	};
-	int c, idx;
 
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
 	a->nsid = 1;
 	a->max_io_size = 128 * 1024;
 	a->export_name = "wharf";
-	optind = 0; /* parse anew (tests call this more than once) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", nbd_longopts, &idx)) != -1) {
-		int rc;
-
-		if (c == ':' || c == '?') {
-			snprintf(err, errlen, "%s: %s", argv[optind - 1],
-				 c == ':' ? "missing value" : "unknown option");
-			return -EINVAL;
-		}
-		rc = host_args_opt(&co, c, optarg);
-		if (!rc)
-			rc = own_opt(a, c, optarg);
-		if (rc < 0) {
-			snprintf(err, errlen, "--%s: bad value '%s'",
-				 nbd_longopts[idx].name, optarg);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s'", argv[optind]);
+	if (cli_parse(argc, argv, "h", nbd_longopts, nbd_opt, &p, err, errlen))
 		return -EINVAL;
-	}
 	if (a->help || a->version)
 		return 0;
 	if (!a->traddr || !a->subnqn) {

@@ -404,6 +404,8 @@ client_case() {
 	[ "$expect" = all ] || limit=45
 	case "$expect" in server | disconnect | dreq) verbose=(-v) ;; esac
 	t0=$(now)
+	# Emptied first: the loops below must not read an earlier run's log.
+	: >"$log"
 	timeout -k 5 $((limit + 30)) "$echo_bin" -s "$WHARF_PEER_ADDR" \
 		-c "$n" -C "$count" --timeout "$limit" "${verbose[@]}" \
 		>"$log" 2>&1 &
@@ -463,6 +465,9 @@ server_case() {
 	# Each line stamped with the seconds since the server started, as it
 	# comes (awk may read its input in blocks).
 	local want_n=$n extra=()
+	# Emptied first: "listening" must be this server's, not an earlier
+	# run's under the same name.
+	: >"$log"
 	[ "$expect" != server ] || want_n=$((n + 1))
 	[ "$expect" != disconnect ] || extra=(-v --hold-ms "$disc_hold_ms"
 		--disconnect-ms $((disc_timeout_s * 1000)))

@@ -37,6 +37,11 @@ struct Proc {
 	{
 		bool stock = argv[0].find('/') == std::string::npos;
 		log = l;
+		// Emptied here, before the fork, not only in the child: until
+		// the child's open, WaitFor() would read the last run's log
+		// (an earlier case or round under the same name) and take its
+		// "listening" for this process's.
+		std::ofstream(log, std::ios::trunc).close();
 		pid = fork();
 		ASSERT_GE(pid, 0);
 		if (pid == 0) {

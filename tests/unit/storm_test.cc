@@ -72,7 +72,7 @@ TEST(StormOpts, GetoptSpellingsAndVersion)
 	EXPECT_EQ(-EINVAL, Parse({"--conns", "+5"}, &o, &err));
 	EXPECT_NE(std::string::npos, err.find("--conns")) << err;
 	EXPECT_EQ(-EINVAL, Parse({"--conns"}, &o, &err));
-	EXPECT_NE(std::string::npos, err.find("needs a value")) << err;
+	EXPECT_NE(std::string::npos, err.find("missing value")) << err;
 }
 
 TEST(StormOpts, EveryOption)

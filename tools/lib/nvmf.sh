@@ -156,6 +156,10 @@ nvmf_perf_run() { # perf nqn port rw qd runtime cpu poll work
 nvmf_tgt_start() { # log tgt args...
 	local log=$1
 	shift
+	# Emptied before the start, not by the background job's redirection
+	# alone: until that runs, the grep below would read a previous
+	# start's "listening on" (a restart under the same log).
+	: >"$log"
 	"$@" >"$log" 2>&1 &
 	# shellcheck disable=SC2034 # the caller's
 	tgt_pid=$!
