@@ -390,7 +390,11 @@ apply() {
 
 # Node b: the client's side of one case.
 client_case() {
-	local name=$1 expect=$2 f=$3 count=$4 n=$5 log=$res/$name.client.log
+	# Two statements: the words of one `local` are expanded before any
+	# of its assignments, so $name would be the caller's (the bare case
+	# name, not the round's key).
+	local name=$1 expect=$2 f=$3 count=$4 n=$5
+	local log=$res/$name.client.log
 	local t0 rc fp="" verbose=()
 	"$rv" wait "$name.listening" 60 >/dev/null || {
 		"$rv" post "$name.client" "125 0"
@@ -448,7 +452,8 @@ client_case() {
 
 # Node a: the server's side of one case; prints the verdict.
 server_case() {
-	local name=$1 expect=$2 count=$3 n=$4 f=$5 log=$res/$name.server.log
+	local name=$1 expect=$2 count=$3 n=$4 f=$5
+	local log=$res/$name.server.log
 	local t0 rc i fp=""
 	# wharf-echo's server waits for all N; where some attempts may never
 	# reach it, its deadline ends the case (its accept timer, 10 s, ends
