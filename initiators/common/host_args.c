@@ -46,3 +46,27 @@ int host_args_opt(const struct host_args *c, int opt, const char *val)
 		return 0;
 	}
 }
+
+struct host_parse {
+	const struct host_args *c;
+	cli_opt_fn own;
+	void *arg;
+};
+
+static int host_parse_opt(void *arg, int opt, const char *val)
+{
+	const struct host_parse *p = arg;
+	int rc = host_args_opt(p->c, opt, val);
+
+	return rc ? (rc < 0 ? rc : 0) : p->own(p->arg, opt, val);
+}
+
+int host_args_parse(int argc, char **argv, const struct option *longopts,
+		    const struct host_args *c, cli_opt_fn own, void *arg,
+		    char *err, size_t errlen)
+{
+	struct host_parse p = {c, own, arg};
+
+	return cli_parse(argc, argv, "h", longopts, host_parse_opt, &p, err,
+			 errlen);
+}

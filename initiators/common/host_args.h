@@ -8,7 +8,10 @@
 #define WHARF_INITIATORS_COMMON_HOST_ARGS_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "cli/cli.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +57,16 @@ struct host_args {
  * queues or shards 0 or above 1024).
  */
 int host_args_opt(const struct host_args *c, int opt, const char *val);
+
+/**
+ * host_args_parse() - cli_parse() over @argv with @longopts (which hold
+ * HOST_ARGS_LONGOPTS): the shared options into @c, every other one to
+ * @own with @arg.
+ * Return: as cli_parse().
+ */
+int host_args_parse(int argc, char **argv, const struct option *longopts,
+		    const struct host_args *c, cli_opt_fn own, void *arg,
+		    char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

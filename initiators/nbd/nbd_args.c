@@ -80,8 +80,9 @@ static const struct option nbd_longopts[] = {
 };
 
 /* One option of wharf-nbd's own with its value: 0 or -EINVAL. */
-static int own_opt(struct nbd_args *a, int c, const char *v)
+static int own_opt(void *arg, int c, const char *v)
 {
+	struct nbd_args *a = arg;
 	uint64_t n = 0;
 	int rc = 0;
 
@@ -131,34 +132,20 @@ static int own_opt(struct nbd_args *a, int c, const char *v)
 	return rc;
 }
 
-struct nbd_parse_ctx {
-	struct host_args co;
-	struct nbd_args *a;
-};
-
-static int nbd_opt(void *arg, int c, const char *v)
-{
-	struct nbd_parse_ctx *p = arg;
-	int rc = host_args_opt(&p->co, c, v);
-
-	return rc ? (rc < 0 ? rc : 0) : own_opt(p->a, c, v);
-}
-
 int nbd_parse(int argc, char **argv, struct nbd_args *a, char *err,
 	      size_t errlen)
 {
-	struct nbd_parse_ctx p = {
-		{&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn, &a->nsid,
-		 &a->queues, &a->shards},
-		a,
-	};
+	const struct host_args co = {&a->traddr,  &a->trsvcid, &a->subnqn,
+				     &a->hostnqn, &a->nsid,    &a->queues,
+				     &a->shards};
 
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
 	a->nsid = 1;
 	a->max_io_size = 128 * 1024;
 	a->export_name = "wharf";
-	if (cli_parse(argc, argv, "h", nbd_longopts, nbd_opt, &p, err, errlen))
+	if (host_args_parse(argc, argv, nbd_longopts, &co, own_opt, a, err,
+			    errlen))
 		return -EINVAL;
 	if (a->help || a->version)
 		return 0;

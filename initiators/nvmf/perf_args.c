@@ -158,8 +158,9 @@ static int poll_mode(const char *v, int *out)
 }
 
 /* One option of perf's own with its value: 0 or -EINVAL. */
-static int own_opt(struct perf_args *a, int c, const char *v)
+static int own_opt(void *arg, int c, const char *v)
 {
+	struct perf_args *a = arg;
 	uint64_t n = 0;
 	int rc = 0;
 
@@ -226,27 +227,12 @@ static int own_opt(struct perf_args *a, int c, const char *v)
 	return rc;
 }
 
-struct perf_parse_ctx {
-	struct host_args co;
-	struct perf_args *a;
-};
-
-static int perf_opt(void *arg, int c, const char *v)
-{
-	struct perf_parse_ctx *p = arg;
-	int rc = host_args_opt(&p->co, c, v);
-
-	return rc ? (rc < 0 ? rc : 0) : own_opt(p->a, c, v);
-}
-
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	       size_t errlen)
 {
-	struct perf_parse_ctx p = {
-		{&a->traddr, &a->trsvcid, &a->subnqn, &a->hostnqn, &a->nsid,
-		 &a->queues, &a->shards},
-		a,
-	};
+	const struct host_args co = {&a->traddr,  &a->trsvcid, &a->subnqn,
+				     &a->hostnqn, &a->nsid,    &a->queues,
+				     &a->shards};
 
 	memset(a, 0, sizeof(*a));
 	a->trsvcid = "4420";
@@ -255,8 +241,8 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	a->io_size = 4096;
 	a->pattern = PERF_RANDREAD;
 	a->time_s = 10;
-	if (cli_parse(argc, argv, "h", perf_longopts, perf_opt, &p, err,
-		      errlen))
+	if (host_args_parse(argc, argv, perf_longopts, &co, own_opt, a, err,
+			    errlen))
 		return -EINVAL;
 	if (a->help || a->version)
 		return 0;
