@@ -18,6 +18,7 @@
 #include <getopt.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include <wharf/core.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 
 #include "tests/guest/qp_loopback.h"
 
@@ -45,6 +47,7 @@ struct Cfg {
 	double seconds = 3.0;
 	unsigned max_depth = 0; /* 0 = device max */
 	double knee = 90.0;
+	const char *json = nullptr; /* --json FILE */
 };
 
 struct Rd {
@@ -111,18 +114,70 @@ struct Row {
 	long long retries; /* rxe completer retries (timeouts), -1: n/a */
 };
 
+struct Doc {
+	const Cfg *cfg;
+	const std::vector<Row> *rows;
+	unsigned knee;
+	double best_mops;
+	const char *device;
+};
+
+void json_doc(cli_json *j, const void *arg)
+{
+	const Doc *d = static_cast<const Doc *>(arg);
+	cli_json_obj(j, nullptr);
+	cli_json_str(j, "tool", "depth_sweep");
+	cli_json_str(j, "device", d->device);
+	cli_json_u64(j, "read_bytes", d->cfg->bytes);
+	cli_json_num(j, "seconds_per_depth", d->cfg->seconds);
+	cli_json_arr(j, "depths");
+	for (const Row &r : *d->rows) {
+		cli_json_obj(j, nullptr);
+		cli_json_u64(j, "depth", r.depth);
+		cli_json_u64(j, "applied", r.applied);
+		cli_json_num(j, "kops_s", r.mops * 1e3);
+		cli_json_num(j, "mb_s", r.mbps);
+		cli_json_num(j, "mean_us", r.mean_us);
+		cli_json_num(j, "p50_us", r.p50_us);
+		cli_json_num(j, "p99_us", r.p99_us);
+		if (r.retries >= 0)
+			cli_json_i64(j, "retries", r.retries);
+		else
+			cli_json_str(j, "retries", nullptr);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_num(j, "knee_percent", d->cfg->knee);
+	cli_json_u64(j, "knee_depth", d->knee);
+	cli_json_num(j, "best_kops_s", d->best_mops * 1e3);
+	cli_json_end(j);
+}
+
 void usage(const char *argv0)
 {
 	printf("usage: %s [--bytes N] [--seconds S] [--max-depth D] "
-	       "[--knee PCT]\n"
+	       "[--knee PCT] [--json FILE]\n"
 	       "  RDMA READ throughput/latency vs initiator depth on rxe0 "
 	       "(198.18.0.1).\n"
 	       "  --bytes      READ size (default 4096)\n"
 	       "  --seconds    measuring time per depth (default 3)\n"
 	       "  --max-depth  largest depth (default: max_qp_init_rd_atom)\n"
 	       "  --knee       percent of the best throughput that counts "
-	       "as saturated (default 90)\n",
+	       "as saturated (default 90)\n"
+	       "  --json       also write the results as JSON (- = stdout)\n",
 	       argv0);
+}
+
+// A positive decimal such as "2.5", nothing after it.
+bool real_arg(const char *s, double *out)
+{
+	char *end = nullptr;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0))
+		return false;
+	*out = v;
+	return true;
 }
 
 bool parse(int argc, char **argv, Cfg *c)
@@ -130,8 +185,8 @@ bool parse(int argc, char **argv, Cfg *c)
 	static const option opts[] = {
 		{"bytes", 1, nullptr, 'b'},	{"seconds", 1, nullptr, 's'},
 		{"max-depth", 1, nullptr, 'd'}, {"knee", 1, nullptr, 'k'},
-		{"help", 0, nullptr, 'h'},	{"version", 0, nullptr, 'V'},
-		{nullptr, 0, nullptr, 0}};
+		{"json", 1, nullptr, 'J'},	{"help", 0, nullptr, 'h'},
+		{"version", 0, nullptr, 'V'},	{nullptr, 0, nullptr, 0}};
 	uint64_t bytes;
 	int o;
 	while ((o = getopt_long(argc, argv, "b:s:d:k:h", opts, nullptr)) !=
@@ -143,14 +198,19 @@ bool parse(int argc, char **argv, Cfg *c)
 			c->bytes = (uint32_t)bytes;
 			break;
 		case 's':
-			c->seconds = strtod(optarg, nullptr);
+			if (!real_arg(optarg, &c->seconds))
+				return false;
 			break;
 		case 'd':
 			if (cli_u32(optarg, 0, 255, &c->max_depth))
 				return false;
 			break;
 		case 'k':
-			c->knee = strtod(optarg, nullptr);
+			if (!real_arg(optarg, &c->knee))
+				return false;
+			break;
+		case 'J':
+			c->json = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -315,6 +375,16 @@ int main(int argc, char **argv)
 	printf("knee: depth %u reaches %.0f%% of the best %.1f kops/s\n", knee,
 	       c.knee, best * 1e3);
 	printf("recommended initiator_depth: %u\n", knee);
+	if (c.json) {
+		Doc d{&c, &rows, knee, best,
+		      ibv_get_device_name(wharf_qp_dev_verbs(env.dev)->device)};
+		int err = cli_json_write(c.json, CLI_JSON_PRETTY, json_doc, &d);
+		if (err) {
+			fprintf(stderr, "depth_sweep: %s: %s\n", c.json,
+				strerror(-err));
+			return 1;
+		}
+	}
 	src.reset();
 	dst.reset();
 	e = env.stop();

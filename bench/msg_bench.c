@@ -35,6 +35,7 @@
 #include <wharf/core.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
@@ -59,6 +60,7 @@ struct config {
 	unsigned base_batch;  /* messages a baseline consumer takes per lock */
 	enum wharf_poll_mode mode;
 	const char *mode_name;
+	const char *json; /* --json FILE, or NULL */
 };
 
 /* ---- what every consumer does with a message -------------------------- */
@@ -462,6 +464,8 @@ static void usage(FILE *out)
 		"  -m, --mode MODE         shard poll mode: event, busy, "
 		"adaptive\n"
 		"                          (default event)\n"
+		"      --json FILE         also write the results as JSON "
+		"(- = stdout)\n"
 		"  -h, --help              this text\n\n"
 		"Progress goes to stderr; a table and a summary line to "
 		"stdout.\n"
@@ -483,6 +487,7 @@ static int parse(int argc, char **argv, struct config *cfg)
 		{"baseline-batch", required_argument, NULL, 'b'},
 		{"queue-depth", required_argument, NULL, 'q'},
 		{"mode", required_argument, NULL, 'm'},
+		{"json", required_argument, NULL, 'J'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -550,6 +555,9 @@ static int parse(int argc, char **argv, struct config *cfg)
 				cfg->mode = WHARF_POLL_ADAPTIVE;
 			else
 				return -1;
+			break;
+		case 'J':
+			cfg->json = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -625,6 +633,52 @@ static void row(const char *name, const char *mode, const struct config *cfg,
 	       s->min, s->max, s->lat.p50_us, s->lat.p99_us);
 }
 
+struct doc {
+	const struct config *cfg;
+	const struct summary *w, *b;
+	const char *base_name;
+};
+
+static void json_queue(struct cli_json *j, const char *name,
+		       const char *mode, const struct config *cfg,
+		       const struct summary *s)
+{
+	cli_json_obj(j, NULL);
+	cli_json_str(j, "queue", name);
+	cli_json_str(j, "mode", mode);
+	cli_json_arr(j, "mmsg_s_rounds");
+	for (unsigned i = 0; i < cfg->rounds; i++)
+		cli_json_num(j, NULL, s->mps[i]);
+	cli_json_end(j);
+	cli_json_num(j, "mmsg_s_median", s->median);
+	cli_json_num(j, "mmsg_s_min", s->min);
+	cli_json_num(j, "mmsg_s_max", s->max);
+	cli_json_num(j, "latency_p50_us", s->lat.p50_us);
+	cli_json_num(j, "latency_p99_us", s->lat.p99_us);
+	cli_json_end(j);
+}
+
+static void json_doc(struct cli_json *j, const void *arg)
+{
+	const struct doc *d = arg;
+
+	cli_json_obj(j, NULL);
+	cli_json_str(j, "tool", "msg_bench");
+	cli_json_u64(j, "producers", d->cfg->producers);
+	cli_json_u64(j, "consumers", d->cfg->consumers);
+	cli_json_u64(j, "rounds", d->cfg->rounds);
+	cli_json_u64(j, "messages", d->cfg->messages);
+	cli_json_num(j, "duration_s", d->cfg->duration);
+	cli_json_u64(j, "samples", d->cfg->samples);
+	cli_json_u64(j, "queue_depth", d->cfg->queue_depth);
+	cli_json_arr(j, "queues");
+	json_queue(j, wharf_ops.name, d->cfg->mode_name, d->cfg, d->w);
+	json_queue(j, d->base_name, "condvar", d->cfg, d->b);
+	cli_json_end(j);
+	cli_json_num(j, "throughput_ratio", d->w->median / d->b->median);
+	cli_json_end(j);
+}
+
 int main(int argc, char **argv)
 {
 	static struct baseline base;
@@ -692,5 +746,16 @@ int main(int argc, char **argv)
 	       w.median, base_name, b.median, cfg.rounds, ratio,
 	       ratio >= 5 ? "met" : "NOT met", w.lat.p50_us, b.lat.p50_us);
 	free(lat_samples);
+	if (cfg.json) {
+		struct doc d = {&cfg, &w, &b, base_name};
+		int err = cli_json_write(cfg.json, CLI_JSON_PRETTY, json_doc,
+					 &d);
+
+		if (err) {
+			fprintf(stderr, "msg_bench: %s: %s\n", cfg.json,
+				strerror(-err));
+			return 1;
+		}
+	}
 	return 0;
 }

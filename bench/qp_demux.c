@@ -24,6 +24,7 @@
 #include <wharf/core.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 
 #include "cm/conn_rcu.h"
 #include "cm/conn_table.h"
@@ -49,13 +50,46 @@ static void free_conn(struct wcm_conn_entry *e)
 	(void)e; /* the array owns them */
 }
 
+#define MAX_SIZES 32
+
+struct row {
+	uint32_t qps;
+	double map_ns, rcu_ns;
+};
+
+struct doc {
+	uint64_t lookups;
+	struct row rows[MAX_SIZES];
+	unsigned n;
+};
+
+static void json_doc(struct cli_json *j, const void *arg)
+{
+	const struct doc *d = arg;
+
+	cli_json_obj(j, NULL);
+	cli_json_str(j, "tool", "qp_demux");
+	cli_json_u64(j, "lookups", d->lookups);
+	cli_json_arr(j, "tables");
+	for (unsigned i = 0; i < d->n; i++) {
+		cli_json_obj(j, NULL);
+		cli_json_u64(j, "qps", d->rows[i].qps);
+		cli_json_num(j, "map_ns_per_lookup", d->rows[i].map_ns);
+		cli_json_num(j, "rcu_ns_per_lookup", d->rows[i].rcu_ns);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
 static void usage(const char *argv0)
 {
-	printf("usage: %s [--lookups N] [--sizes N,N,...]\n"
+	printf("usage: %s [--lookups N] [--sizes N,N,...] [--json FILE]\n"
 	       "  ns per QP-number lookup: shard-local map vs cm's RCU "
 	       "table.\n"
 	       "  --lookups  lookups per measurement (default 20000000)\n"
-	       "  --sizes    QPs per table (default 64,1024,16384)\n",
+	       "  --sizes    QPs per table (default 64,1024,16384)\n"
+	       "  --json     also write the results as JSON (- = stdout)\n",
 	       argv0);
 }
 
@@ -63,11 +97,14 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {{"lookups", 1, NULL, 'l'},
 					     {"sizes", 1, NULL, 's'},
+					     {"json", 1, NULL, 'J'},
 					     {"help", 0, NULL, 'h'},
 					     {"version", 0, NULL, 'V'},
 					     {NULL, 0, NULL, 0}};
 	uint64_t lookups = 20000000;
 	char sizes_buf[128] = "64,1024,16384";
+	const char *json = NULL;
+	struct doc d = {.lookups = 0};
 	int o;
 
 	while ((o = getopt_long(argc, argv, "l:s:h", opts, NULL)) != -1) {
@@ -80,6 +117,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			snprintf(sizes_buf, sizeof(sizes_buf), "%s", optarg);
+			break;
+		case 'J':
+			json = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -151,6 +191,9 @@ int main(int argc, char **argv)
 		t_rcu = wharf_now_ns() - t0;
 		printf("%8u %14.1f %14.1f\n", n, (double)t_map / lookups,
 		       (double)t_rcu / lookups);
+		if (d.n < MAX_SIZES)
+			d.rows[d.n++] = (struct row){n, (double)t_map / lookups,
+						     (double)t_rcu / lookups};
 		if (!sink)
 			fprintf(stderr, "(lookups found nothing)\n");
 		for (uint32_t i = 0; i < n; i++)
@@ -164,5 +207,15 @@ int main(int argc, char **argv)
 		free(c);
 	}
 	wcm_rcu_unregister_thread();
+	d.lookups = lookups;
+	if (json) {
+		int err = cli_json_write(json, CLI_JSON_PRETTY, json_doc, &d);
+
+		if (err) {
+			fprintf(stderr, "qp_demux: %s: %s\n", json,
+				strerror(-err));
+			return 1;
+		}
+	}
 	return 0;
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "tests/guest/qp_loopback.h"
 
 namespace
@@ -48,6 +49,7 @@ struct Cfg {
 	unsigned rq_depth = 16;
 	unsigned sq_depth = 8;
 	bool srq = true, rq = true;
+	const char *json = nullptr; /* --json FILE */
 };
 
 enum Mode { SRQ_POOL, SRQ_NOPOOL, PRIVATE_RQ };
@@ -207,10 +209,62 @@ bool run(const Cfg &c, Mode m, Result *r)
 	return true;
 }
 
+struct Doc {
+	const Cfg *cfg;
+	const std::vector<Result> *res;
+};
+
+void json_lat(cli_json *j, const char *key, const std::vector<uint64_t> &v)
+{
+	cli_json_obj(j, key);
+	cli_json_num(j, "mean", mean_us(v));
+	cli_json_num(j, "p50", pct_us(v, 50));
+	cli_json_num(j, "p99", pct_us(v, 99));
+	cli_json_end(j);
+}
+
+void json_doc(cli_json *j, const void *arg)
+{
+	const Doc *d = static_cast<const Doc *>(arg);
+	cli_json_obj(j, nullptr);
+	cli_json_str(j, "tool", "qp_mem");
+	cli_json_u64(j, "conns", d->cfg->conns);
+	cli_json_u64(j, "srq_depth", d->cfg->srq_depth);
+	cli_json_u64(j, "recv_size", WHARF_QP_DEFAULT_RECV_SIZE);
+	cli_json_u64(j, "credits", d->cfg->credits);
+	cli_json_u64(j, "rq_depth", d->cfg->rq_depth);
+	cli_json_u64(j, "sq_depth", d->cfg->sq_depth);
+	cli_json_arr(j, "modes");
+	for (const Result &r : *d->res) {
+		cli_json_obj(j, nullptr);
+		cli_json_str(j, "mode", mode_name(r.mode));
+		cli_json_arr(j, "steps");
+		for (const Step &s : r.steps) {
+			cli_json_obj(j, nullptr);
+			cli_json_u64(j, "conns", s.conns);
+			cli_json_num(j, "heap_bytes_per_conn", s.heap_per_conn);
+			cli_json_u64(j, "recv_bytes", s.recv_bytes);
+			cli_json_end(j);
+		}
+		cli_json_end(j);
+		cli_json_obj(j, "accept_us");
+		json_lat(j, "take", r.take_ns);
+		json_lat(j, "modify", r.modify_ns);
+		json_lat(j, "rdma_accept", r.cm_ns);
+		cli_json_end(j);
+		if (r.mode == SRQ_POOL)
+			cli_json_u64(j, "pool_empty", r.pool_empty);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
 void usage(const char *argv0)
 {
 	printf("usage: %s [--conns N] [--srq-depth D] [--credits C] "
-	       "[--rq-depth R] [--sq-depth S] [--mode srq|rq|both]\n"
+	       "[--rq-depth R] [--sq-depth S] [--mode srq|rq|both] "
+	       "[--json FILE]\n"
 	       "  heap and registered receive bytes per connection, SRQ vs "
 	       "per-QP receive queues,\n"
 	       "  and accept-path latency with and without the QP pool, on "
@@ -220,7 +274,9 @@ void usage(const char *argv0)
 	       "  --credits    SRQ receive credits per connection "
 	       "(default 2)\n"
 	       "  --rq-depth   private receive queue depth (default 16)\n"
-	       "  --sq-depth   send queue depth (default 8)\n",
+	       "  --sq-depth   send queue depth (default 8)\n"
+	       "  --mode       receive queues measured (default both)\n"
+	       "  --json       also write the results as JSON (- = stdout)\n",
 	       argv0);
 }
 
@@ -249,8 +305,8 @@ int main(int argc, char **argv)
 		{"conns", 1, nullptr, 'n'},    {"srq-depth", 1, nullptr, 'd'},
 		{"credits", 1, nullptr, 'c'},  {"rq-depth", 1, nullptr, 'r'},
 		{"sq-depth", 1, nullptr, 's'}, {"mode", 1, nullptr, 'm'},
-		{"help", 0, nullptr, 'h'},     {"version", 0, nullptr, 'V'},
-		{nullptr, 0, nullptr, 0}};
+		{"json", 1, nullptr, 'J'},     {"help", 0, nullptr, 'h'},
+		{"version", 0, nullptr, 'V'},  {nullptr, 0, nullptr, 0}};
 	Cfg c;
 	int o;
 	while ((o = getopt_long(argc, argv, "n:d:c:r:s:m:h", opts, nullptr)) !=
@@ -267,8 +323,16 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'm':
+			if (strcmp(optarg, "srq") && strcmp(optarg, "rq") &&
+			    strcmp(optarg, "both")) {
+				usage(argv[0]);
+				return 2;
+			}
 			c.srq = strcmp(optarg, "rq") != 0;
 			c.rq = strcmp(optarg, "srq") != 0;
+			break;
+		case 'J':
+			c.json = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -338,6 +402,15 @@ int main(int argc, char **argv)
 		       r.mode == SRQ_POOL ? std::to_string(r.pool_empty).c_str()
 					  : "all",
 		       t[0], t[1], t[2]);
+	}
+	if (c.json) {
+		Doc d{&c, &res};
+		int err = cli_json_write(c.json, CLI_JSON_PRETTY, json_doc, &d);
+		if (err) {
+			fprintf(stderr, "qp_mem: %s: %s\n", c.json,
+				strerror(-err));
+			return 1;
+		}
 	}
 	return 0;
 }

@@ -81,17 +81,15 @@ int main(int argc, char **argv)
 	putchar('\n');
 	storm_print_summary(stdout, results, n);
 	if (o.json) {
-		FILE *f = fopen(o.json, "w");
-		struct storm_json j;
+		struct storm_doc doc = {.o = &o, .rs = results, .n = n};
+		int rc = cli_json_write(o.json, CLI_JSON_PRETTY,
+					storm_json_doc, &doc);
 
-		if (!f) {
+		if (rc) {
 			fprintf(stderr, "storm: %s: %s\n", o.json,
-				strerror(errno));
+				strerror(-rc));
 			return 1;
 		}
-		storm_json_init(&j, f);
-		storm_json_results(&j, &o, results, n);
-		fclose(f);
 	}
 	if (o.plot) {
 		FILE *f = fopen(o.plot, "w");

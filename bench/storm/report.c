@@ -295,145 +295,152 @@ void storm_print_summary(FILE *f, const struct storm_result *rs, size_t n)
 		   : "FAILED (see above)");
 }
 
-static void json_side(struct storm_json *j, const char *key,
+static void json_side(struct cli_json *j, const char *key,
 		      const struct storm_side *s)
 {
-	storm_json_obj(j, key);
-	storm_json_num(j, "cpu_s", s->cpu_s);
-	storm_json_num(j, "heap_bytes", s->heap_bytes);
-	storm_json_num(j, "registered_bytes", s->reg_bytes);
-	storm_json_u64(j, "pool_hits", s->pool_hits);
-	storm_json_u64(j, "pool_created", s->pool_misses);
-	storm_json_end(j, '}');
+	cli_json_obj(j, key);
+	cli_json_num(j, "cpu_s", s->cpu_s);
+	cli_json_num(j, "heap_bytes", s->heap_bytes);
+	cli_json_num(j, "registered_bytes", s->reg_bytes);
+	cli_json_u64(j, "pool_hits", s->pool_hits);
+	cli_json_u64(j, "pool_created", s->pool_misses);
+	cli_json_end(j);
 }
 
-static void json_outcomes(struct storm_json *j, const struct storm_outcomes *o)
+static void json_outcomes(struct cli_json *j, const struct storm_outcomes *o)
 {
-	storm_json_obj(j, "outcomes");
-	storm_json_u64(j, "attempts", o->attempts);
+	cli_json_obj(j, "outcomes");
+	cli_json_u64(j, "attempts", o->attempts);
 	for (unsigned i = 0; i < STORM_OUT_COUNT; i++)
-		storm_json_u64(j, storm_outcome_name(i), o->n[i]);
-	storm_json_u64(j, "rejected_app", o->rej_app);
-	storm_json_u64(j, "rejected_busy", o->rej_busy);
-	storm_json_obj(j, "rejected_by_reason");
+		cli_json_u64(j, storm_outcome_name(i), o->n[i]);
+	cli_json_u64(j, "rejected_app", o->rej_app);
+	cli_json_u64(j, "rejected_busy", o->rej_busy);
+	cli_json_obj(j, "rejected_by_reason");
 	for (unsigned i = 0; i < STORM_REJ_REASONS; i++) {
 		char k[8];
 
 		if (!o->rej_reason[i])
 			continue;
 		snprintf(k, sizeof(k), "%u", i);
-		storm_json_u64(j, k, o->rej_reason[i]);
+		cli_json_u64(j, k, o->rej_reason[i]);
 	}
-	storm_json_end(j, '}');
-	storm_json_u64(j, "busy_retried", o->busy_retried);
-	storm_json_arr(j, "not_established_by_reason");
+	cli_json_end(j);
+	cli_json_u64(j, "busy_retried", o->busy_retried);
+	cli_json_arr(j, "not_established_by_reason");
 	for (unsigned i = 0; i < o->nfail; i++) {
-		storm_json_obj(j, NULL);
-		storm_json_str(j, "error",
+		cli_json_obj(j, NULL);
+		cli_json_str(j, "error",
 			       storm_fail_kind_name(o->fail[i].kind));
-		storm_json_num(j, "errno", o->fail[i].err);
-		storm_json_u64(j, "count", o->fail[i].n);
-		storm_json_end(j, '}');
+		cli_json_i64(j, "errno", o->fail[i].err);
+		cli_json_u64(j, "count", o->fail[i].n);
+		cli_json_end(j);
 	}
-	storm_json_end(j, ']');
-	storm_json_obj(j, "not_established_last_step");
+	cli_json_end(j);
+	cli_json_obj(j, "not_established_last_step");
 	for (unsigned i = 0; i < STORM_T_COUNT; i++)
 		if (o->stopped_after[i])
-			storm_json_u64(j, storm_stamp_name(i),
+			cli_json_u64(j, storm_stamp_name(i),
 				       o->stopped_after[i]);
-	storm_json_end(j, '}');
-	storm_json_end(j, '}');
+	cli_json_end(j);
+	cli_json_end(j);
 }
 
-static void json_result(struct storm_json *j, const struct storm_result *r)
+static void json_result(struct cli_json *j, const struct storm_result *r)
 {
-	storm_json_obj(j, NULL);
-	storm_json_str(j, "name", r->name);
-	storm_json_bool(j, "ran", r->ran);
-	storm_json_str(j, "error", r->error[0] ? r->error : NULL);
-	storm_json_u64(j, "conns", r->conns);
-	storm_json_u64(j, "clients", r->clients);
-	storm_json_u64(j, "shards", r->shards);
-	storm_json_num(j, "create_to_established_s", r->wall_s);
-	storm_json_num(j, "conn_per_s", r->conn_per_s);
-	storm_json_num(j, "teardown_s", r->teardown_s);
-	storm_json_arr(j, "steps");
+	cli_json_obj(j, NULL);
+	cli_json_str(j, "name", r->name);
+	cli_json_bool(j, "ran", r->ran);
+	cli_json_str(j, "error", r->error[0] ? r->error : NULL);
+	cli_json_u64(j, "conns", r->conns);
+	cli_json_u64(j, "clients", r->clients);
+	cli_json_u64(j, "shards", r->shards);
+	cli_json_num(j, "create_to_established_s", r->wall_s);
+	cli_json_num(j, "conn_per_s", r->conn_per_s);
+	cli_json_num(j, "teardown_s", r->teardown_s);
+	cli_json_arr(j, "steps");
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct storm_step_row *row = &r->rows[i];
 
-		storm_json_obj(j, NULL);
-		storm_json_str(j, "step", row->name);
-		storm_json_u64(j, "n", row->n);
-		storm_json_num(j, "total_ms", row->total_ms);
-		storm_json_num(j, "max_ms", row->max_ms);
-		storm_json_num(j, "min_us", row->min_us);
-		storm_json_num(j, "us_per_conn", row->us_per_conn);
+		cli_json_obj(j, NULL);
+		cli_json_str(j, "step", row->name);
+		cli_json_u64(j, "n", row->n);
+		cli_json_num(j, "total_ms", row->total_ms);
+		cli_json_num(j, "max_ms", row->max_ms);
+		cli_json_num(j, "min_us", row->min_us);
+		cli_json_num(j, "us_per_conn", row->us_per_conn);
 		if (row->avg_us >= 0)
-			storm_json_num(j, "avg_us", row->avg_us);
-		storm_json_end(j, '}');
+			cli_json_num(j, "avg_us", row->avg_us);
+		cli_json_end(j);
 	}
-	storm_json_end(j, ']');
+	cli_json_end(j);
 	if (r->has_tte) {
-		storm_json_obj(j, "time_to_established_us");
-		storm_json_u64(j, "n", r->tte.n);
-		storm_json_num(j, "p50", r->tte.p50_us);
-		storm_json_num(j, "p90", r->tte.p90_us);
-		storm_json_num(j, "p99", r->tte.p99_us);
-		storm_json_num(j, "p999", r->tte.p999_us);
-		storm_json_num(j, "max", r->tte.max_us);
-		storm_json_end(j, '}');
-		storm_json_arr(j, "cdf_us_fraction");
+		cli_json_obj(j, "time_to_established_us");
+		cli_json_u64(j, "n", r->tte.n);
+		cli_json_num(j, "p50", r->tte.p50_us);
+		cli_json_num(j, "p90", r->tte.p90_us);
+		cli_json_num(j, "p99", r->tte.p99_us);
+		cli_json_num(j, "p999", r->tte.p999_us);
+		cli_json_num(j, "max", r->tte.max_us);
+		cli_json_end(j);
+		cli_json_arr(j, "cdf_us_fraction");
 		for (size_t i = 0; i < r->ncdf; i++) {
-			storm_json_arr(j, NULL);
-			storm_json_num(j, NULL, r->cdf_us[i]);
-			storm_json_num(j, NULL, r->cdf_frac[i]);
-			storm_json_end(j, ']');
+			cli_json_arr(j, NULL);
+			cli_json_num(j, NULL, r->cdf_us[i]);
+			cli_json_num(j, NULL, r->cdf_frac[i]);
+			cli_json_end(j);
 		}
-		storm_json_end(j, ']');
+		cli_json_end(j);
 	}
 	if (r->has_outcomes) {
 		json_outcomes(j, &r->out);
 		json_side(j, "server", &r->server);
 		json_side(j, "clients", &r->client);
-		storm_json_u64(j, "killed_clients", r->killed);
+		cli_json_u64(j, "killed_clients", r->killed);
 	}
 	if (r->has_server_counts) {
-		storm_json_obj(j, "server_counters");
-		storm_json_u64(j, "requests", r->srv_requests);
-		storm_json_u64(j, "accepted", r->srv_accepted);
-		storm_json_u64(j, "rejected_app", r->srv_rejected_app);
-		storm_json_u64(j, "rejected_busy", r->srv_rejected_busy);
-		storm_json_u64(j, "timed_out", r->srv_timed_out);
-		storm_json_u64(j, "failed", r->srv_failed);
-		storm_json_u64(j, "aborted", r->srv_aborted);
-		storm_json_u64(j, "disconnected", r->srv_disconnected);
-		storm_json_u64(j, "forced_teardowns", r->srv_forced);
-		storm_json_end(j, '}');
+		cli_json_obj(j, "server_counters");
+		cli_json_u64(j, "requests", r->srv_requests);
+		cli_json_u64(j, "accepted", r->srv_accepted);
+		cli_json_u64(j, "rejected_app", r->srv_rejected_app);
+		cli_json_u64(j, "rejected_busy", r->srv_rejected_busy);
+		cli_json_u64(j, "timed_out", r->srv_timed_out);
+		cli_json_u64(j, "failed", r->srv_failed);
+		cli_json_u64(j, "aborted", r->srv_aborted);
+		cli_json_u64(j, "disconnected", r->srv_disconnected);
+		cli_json_u64(j, "forced_teardowns", r->srv_forced);
+		cli_json_end(j);
 	}
 	if (r->has_reclaim) {
-		storm_json_obj(j, "reclaim");
-		storm_json_bool(j, "reclaimed", r->reclaimed);
-		storm_json_num(j, "seconds", r->reclaim_s);
-		storm_json_str(j, "state", r->reclaim_what);
-		storm_json_end(j, '}');
+		cli_json_obj(j, "reclaim");
+		cli_json_bool(j, "reclaimed", r->reclaimed);
+		cli_json_num(j, "seconds", r->reclaim_s);
+		cli_json_str(j, "state", r->reclaim_what);
+		cli_json_end(j);
 	}
-	storm_json_end(j, '}');
+	cli_json_end(j);
 }
 
-void storm_json_results(struct storm_json *j, const struct storm_opts *o,
+void storm_json_results(struct cli_json *j, const struct storm_opts *o,
 			const struct storm_result *rs, size_t n)
 {
-	storm_json_obj(j, NULL);
-	storm_json_u64(j, "conns", o->conns);
-	storm_json_u64(j, "clients", o->clients);
+	cli_json_obj(j, NULL);
+	cli_json_u64(j, "conns", o->conns);
+	cli_json_u64(j, "clients", o->clients);
 	/* 2: the clients on another machine (--clients-at) */
-	storm_json_u64(j, "nodes", o->clients_at ? 2 : 1);
-	storm_json_num(j, "ramp", o->ramp);
-	storm_json_num(j, "reject", o->reject);
-	storm_json_num(j, "kill", o->kill);
-	storm_json_arr(j, "variants");
+	cli_json_u64(j, "nodes", o->clients_at ? 2 : 1);
+	cli_json_num(j, "ramp", o->ramp);
+	cli_json_num(j, "reject", o->reject);
+	cli_json_num(j, "kill", o->kill);
+	cli_json_arr(j, "variants");
 	for (size_t i = 0; i < n; i++)
 		json_result(j, &rs[i]);
-	storm_json_end(j, ']');
-	storm_json_end(j, '}');
+	cli_json_end(j);
+	cli_json_end(j);
+}
+
+void storm_json_doc(struct cli_json *j, const void *arg)
+{
+	const struct storm_doc *d = arg;
+
+	storm_json_results(j, d->o, d->rs, d->n);
 }

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli/json.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -253,26 +255,6 @@ const struct storm_step_row *storm_cmtime_row(const struct storm_cmtime *t,
 					      const char *name);
 
 /* ------------------------------------------------------------------ */
-/* JSON (json.c): a small streaming writer                             */
-/* ------------------------------------------------------------------ */
-
-struct storm_json {
-	FILE *f;
-	unsigned depth;
-	bool first[16]; /* no member written yet at this depth */
-	bool key_pending;
-};
-
-void storm_json_init(struct storm_json *j, FILE *f);
-void storm_json_obj(struct storm_json *j, const char *key); /* { */
-void storm_json_arr(struct storm_json *j, const char *key); /* [ */
-void storm_json_end(struct storm_json *j, char close);	    /* } or ] */
-void storm_json_str(struct storm_json *j, const char *key, const char *v);
-void storm_json_num(struct storm_json *j, const char *key, double v);
-void storm_json_u64(struct storm_json *j, const char *key, uint64_t v);
-void storm_json_bool(struct storm_json *j, const char *key, bool v);
-
-/* ------------------------------------------------------------------ */
 /* A variant's result, printed (report.c)                              */
 /* ------------------------------------------------------------------ */
 
@@ -336,8 +318,15 @@ void storm_print_summary(FILE *f, const struct storm_result *rs, size_t n);
  * established per variant, and connections/s per variant. */
 void storm_gnuplot(FILE *f, const struct storm_result *rs, size_t n,
 		   const char *png);
-void storm_json_results(struct storm_json *j, const struct storm_opts *o,
+void storm_json_results(struct cli_json *j, const struct storm_opts *o,
 			const struct storm_result *rs, size_t n);
+/* The results document as cli_json_write() builds it (@arg: a storm_doc). */
+struct storm_doc {
+	const struct storm_opts *o;
+	const struct storm_result *rs;
+	size_t n;
+};
+void storm_json_doc(struct cli_json *j, const void *arg);
 
 #ifdef __cplusplus
 }

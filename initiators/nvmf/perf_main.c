@@ -41,6 +41,7 @@
 #include <wharf/nvmf_host.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
 #include "initiators/nvmf/perf.h"
 #include "initiators/nvmf/perf_hist.h"
 
@@ -508,31 +509,45 @@ static void report(const struct perf_args *a,
 		   const struct result *r)
 {
 	if (a->json) {
-		printf("{\"tool\":\"wharf-nvmf-perf\",\"traddr\":\"%s\","
-		       "\"trsvcid\":\"%s\",\"subnqn\":\"%s\",\"nsid\":%u,"
-		       "\"pattern\":\"%s\",\"io_size\":%u,\"qd\":%u,"
-		       "\"queues\":%u,\"verify\":%s,\"zero_copy\":%s,"
-		       "\"submit_thread\":%s,\"time_s\":%.3f,"
-		       "\"ios\":%llu,\"iops\":%.0f,\"mib_s\":%.2f,"
-		       "\"lat_us\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,"
-		       "\"p99_9\":%.2f,\"max\":%.2f},\"cpu_us_per_io\":%.2f,"
-		       "\"errors\":%llu,\"verify_errors\":%llu,"
-		       "\"rechecked\":%llu,\"reconnects\":%llu,\"retried\":%"
-		       "llu,"
-		       "\"in_capsule_size\":%u,\"max_io_size\":%u}\n",
-		       a->traddr, a->trsvcid, a->subnqn, a->nsid,
-		       perf_pattern_name(a->pattern), a->io_size, a->qd,
-		       in->nr_io_queues, a->verify ? "true" : "false",
-		       a->zero_copy ? "true" : "false",
-		       a->submit_thread ? "true" : "false", r->secs,
-		       (unsigned long long)r->ios, r->iops, r->mib_s, r->avg_us,
-		       r->p50_us, r->p99_us, r->p999_us, r->max_us,
-		       r->cpu_us_per_io, (unsigned long long)r->errors,
-		       (unsigned long long)r->verify_errors,
-		       (unsigned long long)r->rechecked,
-		       (unsigned long long)r->reconnects,
-		       (unsigned long long)r->retried, in->in_capsule_size,
-		       in->max_io_size);
+		struct cli_json j;
+
+		cli_json_init(&j, stdout, CLI_JSON_COMPACT);
+		cli_json_obj(&j, NULL);
+		cli_json_str(&j, "tool", "wharf-nvmf-perf");
+		cli_json_str(&j, "traddr", a->traddr);
+		cli_json_str(&j, "trsvcid", a->trsvcid);
+		cli_json_str(&j, "subnqn", a->subnqn);
+		cli_json_u64(&j, "nsid", a->nsid);
+		cli_json_str(&j, "pattern", perf_pattern_name(a->pattern));
+		cli_json_u64(&j, "io_size", a->io_size);
+		cli_json_u64(&j, "qd", a->qd);
+		cli_json_u64(&j, "queues", in->nr_io_queues);
+		cli_json_bool(&j, "verify", a->verify);
+		cli_json_bool(&j, "zero_copy", a->zero_copy);
+		cli_json_bool(&j, "submit_thread", a->submit_thread);
+		cli_json_num(&j, "time_s", r->secs);
+		cli_json_u64(&j, "ios", r->ios);
+		cli_json_num(&j, "iops", r->iops);
+		cli_json_num(&j, "mib_s", r->mib_s);
+		cli_json_obj(&j, "lat_us");
+		cli_json_num(&j, "avg", r->avg_us);
+		cli_json_num(&j, "p50", r->p50_us);
+		cli_json_num(&j, "p99", r->p99_us);
+		cli_json_num(&j, "p99_9", r->p999_us);
+		cli_json_num(&j, "max", r->max_us);
+		cli_json_end(&j);
+		cli_json_num(&j, "cpu_us_per_io", r->cpu_us_per_io);
+		cli_json_u64(&j, "errors", r->errors);
+		cli_json_u64(&j, "verify_errors", r->verify_errors);
+		cli_json_u64(&j, "rechecked", r->rechecked);
+		cli_json_u64(&j, "reconnects", r->reconnects);
+		cli_json_u64(&j, "retried", r->retried);
+		cli_json_u64(&j, "in_capsule_size", in->in_capsule_size);
+		cli_json_u64(&j, "max_io_size", in->max_io_size);
+		cli_json_end(&j);
+		if (cli_json_finish(&j))
+			fprintf(stderr, "wharf-nvmf-perf: the JSON result was "
+					"not written\n");
 		return;
 	}
 	printf("%-10s %7s %4s %6s %10s %9s %9s %9s %9s %9s %8s\n", "pattern",
