@@ -7,13 +7,14 @@
  * private data and addresses into a new connection, picks the owner shard
  * (the listener's policy, else wharf_numa_pick_shard() over handshakes +
  * connections + deferred requests, with a penalty for shards off the
- * device's NUMA nodes), and - for a REJECT_BUSY listener - refuses it with
- * a busy REJ when the owner is at its handshake cap.  Otherwise it
- * acknowledges the event, then migrates the new rdma_cm_id to the owner's
- * channel (rdma_migrate_id waits for the acks of the events already
- * reported on the old channel, so it must come after the ack), and hands
- * the connection over through the owner's inbox, where admission
- * (defer.c) presents, defers or refuses it.
+ * device's NUMA nodes), acknowledges the event, then migrates the new
+ * rdma_cm_id to the owner's channel (rdma_migrate_id waits for the acks
+ * of the events already reported on the old channel, so it must come
+ * after the ack), and hands the connection over through the owner's
+ * inbox, where admission (defer.c, deciding by cm/overload.h) presents,
+ * defers or refuses it, whatever the listener's policy.  The listener
+ * refuses only what it cannot hand over: no device, no memory, a request
+ * it cannot read, a cm closing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -151,7 +152,6 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	struct wcm_dev *dev = wcm_dev_find(cm, id->verbs);
 	struct wcm_shard *owner;
 	struct wharf_conn *c;
-	uint32_t hs;
 
 	wcm_count_shard(l->sh, WCM_C_REQUESTS);
 	wcm_count_listener(l, WCM_C_REQUESTS);
@@ -175,13 +175,6 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	}
 	request_view(c, dev);
 	owner = cm->shards[pick_owner(l, dev, &c->req_view)];
-	hs = atomic_load_explicit(&owner->hs_passive, memory_order_relaxed);
-	if (l->overload == WCM_OVERLOAD_REJECT_BUSY &&
-	    hs >= cm->handshake_cap) {
-		refuse(l, ev, owner, &c->req_view, WCM_REFUSE_HANDSHAKES);
-		wcm_conn_free_unpublished(c);
-		return;
-	}
 	if (owner != cm->shards[0]) { /* move it to the owner's node */
 		struct wharf_conn *o = wcm_conn_alloc(owner, l->ps);
 

@@ -49,3 +49,17 @@ int wcm_overload_decide(const struct wcm_room *r, struct wcm_decision *out)
 	out->verdict = WCM_DEFER;
 	return 0;
 }
+
+enum wcm_payload wcm_refusal_payload(enum wcm_overload policy,
+				     bool has_callback, enum wcm_refusal why)
+{
+	if (why == WCM_REFUSE_NONE)
+		return WCM_PAYLOAD_NONE;
+	if (has_callback)
+		return WCM_PAYLOAD_CALLBACK;
+	if (policy == WCM_OVERLOAD_REJECT_BUSY &&
+	    (why == WCM_REFUSE_HANDSHAKES || why == WCM_REFUSE_RECV_BUDGET ||
+	     why == WCM_REFUSE_DRAINING))
+		return WCM_PAYLOAD_BUSY;
+	return WCM_PAYLOAD_NONE;
+}

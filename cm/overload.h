@@ -16,6 +16,11 @@
  *    do not queue behind other listeners' deferred ones.
  * A closing cm refuses everything (DRAINING).  The head of the FIFO is
  * admitted as soon as there is room, so requests leave in arrival order.
+ *
+ * This is the only place that decides: the listener's shard hands every
+ * request it could read over to its owner (it refuses only what it
+ * cannot hand over: no device, no memory, a cm closing), and every
+ * refusal's private data is chosen by wcm_refusal_payload() below.
  */
 #ifndef WHARF_CM_OVERLOAD_H
 #define WHARF_CM_OVERLOAD_H
@@ -75,6 +80,25 @@ struct wcm_decision {
  * Context: any thread; pure.
  */
 int wcm_overload_decide(const struct wcm_room *room, struct wcm_decision *out);
+
+/* Whose private data a refusal carries. */
+enum wcm_payload {
+	WCM_PAYLOAD_NONE = 0,	  /* a plain consumer-defined REJ */
+	WCM_PAYLOAD_CALLBACK = 1, /* the listener's refusal callback's */
+	WCM_PAYLOAD_BUSY = 2,	  /* wharf's busy payload (cm/rej_busy.h) */
+};
+
+/**
+ * wcm_refusal_payload() - the private data of a refusal for @why by a
+ * listener of @policy: its refusal callback's when it has one (the
+ * callback speaks the peer's protocol); else, for a REJECT_BUSY listener
+ * (a fleet of wharf clients) and a reason the busy payload has a code
+ * for (HANDSHAKES, RECV_BUDGET, DRAINING), the busy payload; else none,
+ * which every standard peer reads as a plain REJ.  NONE for WCM_REFUSE_NONE.
+ * Context: any thread; pure.
+ */
+enum wcm_payload wcm_refusal_payload(enum wcm_overload policy,
+				     bool has_callback, enum wcm_refusal why);
 
 /**
  * wcm_overload_room() - whether the head of the FIFO may be presented now:

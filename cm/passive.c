@@ -6,9 +6,7 @@
  * for its handshake and its SRQ receive budget (wharf_qp_res_admit(),
  * which only the owner may call) before the request is shown to the
  * application; wharf_qp_take() checks the budget again at accept time.
- * A REJECT_BUSY listener also checks the owner's handshake count before
- * the hand-over (listen.c).  A refusal carries the listener's refusal
- * private data (refusal.c).
+ * A refusal carries the private data cm/overload.h chooses (refusal.c).
  *
  * wharf_accept() validates the application's parameters against the
  * request and the device before touching the state machine, so a bad call

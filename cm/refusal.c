@@ -2,11 +2,11 @@
  * cm/refusal.c - the REJs the library sends on its own: for overload,
  * shutdown, a deferral that ran out, or a request it cannot take.
  *
- * Their private data speaks the peer's protocol: it comes from the
- * listener's refusal callback when there is one.  Without one, a
- * REJECT_BUSY listener sends wharf's busy payload (cm/rej_busy.h) for the
- * reasons it has a code for, and a DEFER listener - one that serves
- * standard peers - sends none: a plain consumer-defined REJ.
+ * Their private data speaks the peer's protocol; which one a refusal
+ * carries is decided by wcm_refusal_payload() (cm/overload.h): the
+ * listener's refusal callback's, wharf's busy payload (cm/rej_busy.h) for
+ * a REJECT_BUSY listener's wharf clients, or none.  This file only builds
+ * the bytes.
  */
 #include <string.h>
 
@@ -41,10 +41,12 @@ size_t wcm_refusal_pdata(const struct wharf_listener *l,
 {
 	size_t max, len;
 
-	if (!l || why == WCM_REFUSE_NONE)
+	if (!l)
 		return 0;
-	max = l->ps == WCM_PS_UD ? WCM_PDATA_REJECT_UD : WCM_PDATA_REJECT_RC;
-	if (l->refusal) {
+	switch (wcm_refusal_payload(l->overload, l->refusal != NULL, why)) {
+	case WCM_PAYLOAD_CALLBACK:
+		max = l->ps == WCM_PS_UD ? WCM_PDATA_REJECT_UD
+					 : WCM_PDATA_REJECT_RC;
 		len = l->refusal(req, (enum wharf_refusal)why, buf, max,
 				 l->refusal_arg);
 		if (len <= max)
@@ -54,10 +56,11 @@ size_t wcm_refusal_pdata(const struct wharf_listener *l,
 			      "sent without private data",
 			      len, max);
 		return 0;
-	}
-	if (l->overload == WCM_OVERLOAD_REJECT_BUSY &&
-	    why <= WCM_REFUSE_DRAINING)
+	case WCM_PAYLOAD_BUSY:
 		return busy_payload(owner, (uint8_t)why, buf);
+	case WCM_PAYLOAD_NONE:
+		break;
+	}
 	return 0;
 }
 

@@ -113,6 +113,43 @@ TEST(CmOverload, RoomForTheHeadIsCapAndBudget)
 	EXPECT_FALSE(wcm_overload_room(nullptr));
 }
 
+TEST(CmOverload, PayloadIsTheCallbacksWheneverThereIsOne)
+{
+	for (wcm_overload p : {WCM_OVERLOAD_DEFER, WCM_OVERLOAD_REJECT_BUSY})
+		for (int why = WCM_REFUSE_HANDSHAKES; why <= WCM_REFUSE_RESOURCES;
+		     why++)
+			EXPECT_EQ(WCM_PAYLOAD_CALLBACK,
+				  wcm_refusal_payload(p, true,
+						      (wcm_refusal)why))
+				<< p << " " << why;
+}
+
+TEST(CmOverload, PayloadIsBusyOnlyForRejectBusyAndItsOwnReasons)
+{
+	for (int why = WCM_REFUSE_HANDSHAKES; why <= WCM_REFUSE_RESOURCES;
+	     why++) {
+		bool busy = why == WCM_REFUSE_HANDSHAKES ||
+			    why == WCM_REFUSE_RECV_BUDGET ||
+			    why == WCM_REFUSE_DRAINING;
+		EXPECT_EQ(busy ? WCM_PAYLOAD_BUSY : WCM_PAYLOAD_NONE,
+			  wcm_refusal_payload(WCM_OVERLOAD_REJECT_BUSY, false,
+					      (wcm_refusal)why))
+			<< why;
+		// A DEFER listener serves standard peers: a plain REJ.
+		EXPECT_EQ(WCM_PAYLOAD_NONE,
+			  wcm_refusal_payload(WCM_OVERLOAD_DEFER, false,
+					      (wcm_refusal)why))
+			<< why;
+	}
+}
+
+TEST(CmOverload, NoRefusalHasNoPayload)
+{
+	EXPECT_EQ(WCM_PAYLOAD_NONE,
+		  wcm_refusal_payload(WCM_OVERLOAD_REJECT_BUSY, true,
+				      WCM_REFUSE_NONE));
+}
+
 TEST(CmOverload, BadRoomsAreEinval)
 {
 	wcm_decision d;
