@@ -27,15 +27,14 @@
  * and every work request it posted has completed (on_send_done, flushes
  * included); DOWN queues are gone.
  *
- * Command slot life: busy from submission until both the SEND's
- * completion and the response have arrived; the callback runs then (or
- * earlier with an error: the slot then stays busy until its SEND
- * completes).  A user command (I/O queue, not Fabrics) outstanding at a
- * loss keeps its slot, capsule and bounce data: it is held (busy, not
- * posted) and posted again with the new MR's keys when the queue is LIVE
- * again.  A slot posted on a closing connection is never reused before
- * that connection is gone, so a late RDMA WRITE cannot land in a new
- * command's buffer.
+ * Command slot life (enum wnh_slot_state, slot_sm.h): taken at
+ * submission, free again once both the SEND's completion and the
+ * response have arrived and the callback ran.  A user command (I/O
+ * queue, not Fabrics) outstanding at a loss keeps its slot, capsule and
+ * bounce data: it is HELD and posted again with the new MR's keys when
+ * the queue is LIVE again.  A slot posted on a closing connection is
+ * never reused before that connection is gone (ORPHAN once its callback
+ * ran), so a late RDMA WRITE cannot land in a new command's buffer.
  *
  * The controller's recovery state (enum wharf_nvmf_host_state, ctrl_sm.h)
  * belongs to the admin shard (recover.c); the queues' shards report to it
@@ -59,6 +58,7 @@
 #include <wharf/qp.h>
 
 #include "nvmf_host/cmd.h"
+#include "nvmf_host/slot_sm.h"
 
 #define NH_WR_TAG	 0x4e564d48u /* "NVMH" */
 #define NH_ADMIN_ENTRIES 32u	     /* as Linux: hrqsize 32, hsqsize 31 */
@@ -83,6 +83,14 @@ enum wnh_dir {
 	NH_DIR_FROM_CTRL, /* read, Identify */
 };
 
+/* What a command is, for the rules of a loss and of timeouts. */
+enum wnh_cmd_kind {
+	NHK_INTERNAL = 0, /* admin or Fabrics: fails at a loss */
+	NHK_USER,	  /* I/O (not Fabrics): held across a loss */
+	NHK_EVENT,	  /* an Asynchronous Event Request: internal, and
+			   * waits for an event with no deadline */
+};
+
 struct wharf_nvmf_host_queue;
 
 struct wnh_slot {
@@ -99,13 +107,11 @@ struct wnh_slot {
 	uint64_t deadline_ms;
 	struct wnh_rsp rsp;
 	struct wnh_slot *next_free;
+	enum wnh_slot_state state;
+	enum wnh_cmd_kind kind;
 	enum wnh_dir dir;
 	unsigned tries; /* times posted */
-	bool busy, sent, answered;
-	bool posted;	 /* its SEND was posted on the current connection */
-	bool user;	 /* held across a loss (I/O queue, not Fabrics) */
-	bool in_cap;	 /* TO_CTRL data in the capsule */
-	bool no_timeout; /* an AER: waits for an event, no deadline */
+	bool in_cap;	/* TO_CTRL data in the capsule */
 };
 
 /* Single-writer counters (the owner shard), read anywhere. */

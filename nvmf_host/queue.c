@@ -53,24 +53,20 @@ static void set_gone(struct wharf_nvmf_host_queue *q, bool gone)
 
 static void slot_put(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 {
-	s->busy = false;
-	s->posted = false;
-	s->answered = false; /* slot_end() trusts it: never stale */
 	s->next_free = q->free;
 	q->free = s;
 }
 
-/* Ends @s: its callback gets the controller's answer when it gave one
- * (a read's bounce data copied out first), else @err; @put frees the
- * slot (not while it is posted on a connection that is not gone). */
-static void slot_end(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
-		     int err, bool put)
+/* @s's callback: the controller's answer when @answered (a read's bounce
+ * data copied out first), else @err. */
+static void slot_callback(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
+			  int err, bool answered)
 {
 	wharf_nvmf_host_cb cb = s->cb;
 	void *arg = s->arg;
 	uint16_t st = 0;
 
-	if (s->answered) {
+	if (answered) {
 		st = s->rsp.status;
 		err = (st & 0x7FF) ? -EIO : 0;
 		q->last_result = s->rsp.result;
@@ -78,8 +74,6 @@ static void slot_end(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
 			memcpy(s->user_buf, s->bounce, s->len);
 	}
 	s->cb = NULL;
-	if (put)
-		slot_put(q, s);
 	out_add(q, -1);
 	cnt_inc(&q->n.completed);
 	if (st & 0x7FF)
@@ -87,19 +81,39 @@ static void slot_end(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
 	cb(err, st, arg);
 }
 
-/* @s was answered and its connection is done with it. */
-static void slot_complete(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
+/* Feeds @ev to @s (slot_sm.h) and carries out what it says: the slot
+ * back on the free list, then its callback (@err unless it holds an
+ * answer).  Returns false for a response it was not waiting for. */
+static bool slot_feed(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
+		      enum wnh_slot_ev ev, bool live, int err)
 {
-	slot_end(q, s, 0, true);
+	struct wnh_slot_trans t = wnh_slot_next(s->state, ev, live);
+	bool answered = wnh_slot_answered(s->state, ev);
+
+	if (t.act & NHC_ACT_BAD)
+		return false;
+	s->state = t.next;
+	if (t.act & NHC_ACT_PUT)
+		slot_put(q, s);
+	if (t.act & NHC_ACT_CALLBACK)
+		slot_callback(q, s, err, answered);
+	return true;
 }
 
 /* Completes @s now, with its answer if it has one, else @err.  A slot
- * posted on the current (closing) connection stays busy until that
- * connection is gone. */
+ * posted on the current (closing) connection is not reused until that
+ * connection is gone (ORPHAN). */
 static void slot_fail(struct wharf_nvmf_host_queue *q, struct wnh_slot *s,
 		      int err)
 {
-	slot_end(q, s, err, !s->posted);
+	slot_feed(q, s, NHC_EV_FAIL, false, err);
+}
+
+/* Posted on the current connection and owed a callback. */
+static bool slot_posted(const struct wnh_slot *s)
+{
+	return s->state == NHC_POSTED || s->state == NHC_SENT ||
+	       s->state == NHC_ANSWERED;
 }
 
 /* Every command still waiting for its callback (@user: user commands,
@@ -113,8 +127,8 @@ static void abort_some(struct wharf_nvmf_host_queue *q, bool user, int err)
 	for (uint32_t i = 0; user && q->slots && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
 
-		if (s->busy && s->cb && s->user && s->mem && s->posted &&
-		    !s->answered) {
+		if (s->kind == NHK_USER && s->mem &&
+		    (s->state == NHC_POSTED || s->state == NHC_SENT)) {
 			wnh_mem_drop(q);
 			break;
 		}
@@ -122,9 +136,10 @@ static void abort_some(struct wharf_nvmf_host_queue *q, bool user, int err)
 	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
 
-		if (!s->busy || !s->cb || s->user != user)
+		if (s->state == NHC_FREE || s->state == NHC_ORPHAN ||
+		    (s->kind == NHK_USER) != user)
 			continue;
-		if (user && !s->answered)
+		if (user && s->state != NHC_ANSWERED)
 			cnt_inc(&q->n.failed_held);
 		slot_fail(q, s, err);
 	}
@@ -163,9 +178,7 @@ static int slot_post(struct wharf_nvmf_host_queue *q, struct wnh_slot *s)
 		return rc;
 	if (s->tries++)
 		cnt_inc(&q->n.retried);
-	s->posted = true;
-	s->sent = false;
-	s->answered = false;
+	slot_feed(q, s, NHC_EV_POST, false, 0);
 	s->deadline_ms = wharf_now_ms() + q->timeout_ms;
 	q->wr_inflight++;
 	return 0;
@@ -179,7 +192,7 @@ static void resubmit(struct wharf_nvmf_host_queue *q)
 		uint32_t key;
 		int rc, err;
 
-		if (!s->busy || !s->cb || s->posted)
+		if (s->state != NHC_HELD)
 			continue;
 		if (wnh_disposition(false, 0, s->tries, NH_MAX_TRIES) ==
 		    WNH_DISP_GIVE_UP) {
@@ -229,13 +242,16 @@ int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 		return -EAGAIN;
 	if (len > q->bounce_size)
 		return -EINVAL;
+	q->free = s->next_free;
+	slot_feed(q, s, NHC_EV_SUBMIT, false, 0);
 	c = (union nvme_cmd *)s->capsule;
 	memcpy(c, cmd, sizeof(*c));
 	c->common.cid = (uint16_t)(s - q->slots);
 	s->len = len;
 	s->dir = dir;
-	s->user = user;
-	s->no_timeout = !q->qid && cmd->common.opc == NVME_ADM_ASYNC_EVENT;
+	s->kind = user ? NHK_USER
+		: !q->qid && cmd->common.opc == NVME_ADM_ASYNC_EVENT ? NHK_EVENT
+								    : NHK_INTERNAL;
 	s->tries = 0;
 	s->in_cap = dir == NH_DIR_TO_CTRL &&
 		    cmd->common.opc != NVME_OPC_FABRICS && len <= q->in_capsule;
@@ -246,14 +262,13 @@ int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 		memcpy(s->capsule + NVME_SQE_SIZE, buf, len);
 	else if (dir == NH_DIR_TO_CTRL && !s->mem)
 		memcpy(s->bounce, buf, len);
-	s->posted = false;
 	if (q->state == NHQ_LIVE || !user) {
 		rc = slot_post(q, s);
-		if (rc)
+		if (rc) {
+			slot_feed(q, s, NHC_EV_CANCEL, false, 0);
 			return rc;
+		}
 	} /* else held until the queue is LIVE again */
-	q->free = s->next_free;
-	s->busy = true;
 	s->cb = cb;
 	s->arg = arg;
 	out_add(q, 1);
@@ -279,16 +294,9 @@ static void reset_done(struct wharf_nvmf_host_queue *q)
 	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
 
-		if (!s->busy || !s->posted)
-			continue;
-		if (!s->cb) {
-			slot_put(q, s);
-		} else if (wnh_disposition(s->answered, s->rsp.status, s->tries,
-					   NH_MAX_TRIES) >= WNH_DISP_RESEND) {
-			s->posted = false; /* held: resubmit() sends or fails */
-		} else {
-			slot_complete(q, s); /* answered: never resent */
-		}
+		/* Answered: completed, never resent; else held, and
+		 * resubmit() sends it again or gives up (retry.h). */
+		slot_feed(q, s, NHC_EV_GONE, false, 0);
 	}
 	if (q->reply) {
 		q->reply = false;
@@ -479,11 +487,11 @@ static void sweep_fn(struct wharf_timer *t, void *arg)
 	for (uint32_t i = 0; alive(q) && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
 
-		if (!s->busy || !s->cb || !s->posted || s->no_timeout ||
+		if (!slot_posted(s) || s->kind == NHK_EVENT ||
 		    s->deadline_ms > now)
 			continue;
 		cnt_inc(&q->n.timeouts);
-		if (!s->user) /* the slot waits for the connection */
+		if (s->kind != NHK_USER) /* the slot waits for the connection */
 			slot_fail(q, s, -ETIMEDOUT);
 		wnh_queue_fail(q, -ETIMEDOUT);
 	}
@@ -718,15 +726,17 @@ static int on_recv(struct wharf_conn *conn, void *buf,
 		/* The connection closes: a completion still arriving is the
 		 * command's answer (reset_done completes it, never resends
 		 * it), as Linux completes what it reaps while draining. */
-		if (s && s->busy && s->posted && !s->answered && s->cb) {
+		if (s && (s->state == NHC_POSTED || s->state == NHC_SENT)) {
 			s->rsp = rsp;
-			s->answered = true;
+			slot_feed(q, s, NHC_EV_RESPONSE, false, 0);
 		}
 		return 0;
 	}
 	if (!alive(q))
 		return 0;
-	if (!s || !s->busy || !s->posted || s->answered || !s->cb) {
+	if (s && (s->state == NHC_POSTED || s->state == NHC_SENT))
+		s->rsp = rsp;
+	if (!s || !slot_feed(q, s, NHC_EV_RESPONSE, true, 0)) {
 		cnt_inc(&q->n.bad_responses);
 		wnh_fail(q->h, -EPROTO, "queue %u: bad response (%u bytes): %s",
 			 q->qid, rx->len,
@@ -734,12 +744,7 @@ static int on_recv(struct wharf_conn *conn, void *buf,
 			 : rc		 ? "command id out of range"
 					 : "command id not outstanding");
 		queue_lost(q, -EPROTO);
-		return 0;
 	}
-	s->rsp = rsp;
-	s->answered = true;
-	if (s->sent)
-		slot_complete(q, s);
 	return 0;
 }
 
@@ -753,14 +758,15 @@ static void on_send_done(struct wharf_conn *conn, struct wharf_wr *wr,
 	if (!s)
 		return;
 	q->wr_inflight--;
-	s->sent = true;
+	/* A failed SEND ends the queue: an answered command then completes
+	 * when the connection is gone, like the others. */
+	slot_feed(q, s, NHC_EV_SEND_DONE,
+		  alive(q) && wr->status == IBV_WC_SUCCESS, 0);
 	if (wr->status != IBV_WC_SUCCESS && alive(q)) {
 		wnh_fail(q->h, -ECONNRESET, "queue %u: send of command %u: %s",
 			 q->qid, (unsigned)(s - q->slots),
 			 ibv_wc_status_str((enum ibv_wc_status)wr->status));
 		queue_lost(q, -ECONNRESET);
-	} else if (alive(q) && s->answered && s->cb) {
-		slot_complete(q, s);
 	}
 	check_gone(q);
 }
