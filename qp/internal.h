@@ -83,17 +83,16 @@ struct wharf_qp {
 	enum wharf_qp_fate fate;
 	enum wqp_life_act act; /* pending action for wqp_reap() */
 	enum wqp_list_id list;
-	bool pooled_shape; /* SRQ and the res's default send queue */
-	bool private_rq;
-	bool broken;	/* a modify failed: never pooled again */
-	bool active;	/* taken, not yet pooled/quarantined/destroyed */
-	bool fate_set;	/* released by the owner */
-	bool claimed;	/* holds admission credits and CQ room */
-	bool closed_cb; /* on_closed delivered */
-	bool last_wqe;
-	bool error_reported;
-	bool dirty;   /* on the res's dirty list */
-	bool in_reap; /* on the res's reap list */
+	/* What the life enum cannot say.  Whether it counts as taken
+	 * (wqp_taken()), was released (the life step refuses a second
+	 * release) or holds its claims (TAKEN..CLOSING_RELEASED) is derived. */
+	bool pooled_shape;   /* shape: SRQ and the res's default send queue */
+	bool private_rq;     /* shape: a receive queue of its own */
+	bool broken;	     /* history: a modify failed, never pooled again */
+	bool last_wqe;	     /* closing: LAST_WQE_REACHED came (or timed out) */
+	bool error_reported; /* LIVE: its error already reported, once */
+	bool dirty;	     /* on the res's dirty list (singly linked) */
+	bool in_reap;	     /* on the res's reap list (singly linked) */
 	uint8_t min_rnr_timer;
 	uint16_t scq; /* index of its send CQ in res->cqs */
 	uint32_t sq_depth;
@@ -191,6 +190,14 @@ void wqp_res_kick(struct wharf_qp_res *res);
 void wqp_res_timer_fn(struct wharf_timer *timer, void *arg);
 void wqp_drain_check(struct wharf_qp *qp);
 void wqp_pool_fini(struct wharf_qp_res *res);
+/* Taken and not yet back in the pool, in quarantine or destroyed: counted
+ * in nactive.  A QP waits in the free or the quarantine list exactly when
+ * it is not taken. */
+bool wqp_taken(const struct wharf_qp *qp);
+/* Gives back the admission credits and CQ room @qp claimed at take:
+ * once, when it leaves TAKEN..CLOSING_RELEASED (drained, or released
+ * without ever leaving RESET). */
+void wqp_unclaim(struct wharf_qp *qp);
 
 /* cq.c */
 /* Creates the receive CQ and the first send CQ, sized from res->o. */

@@ -194,14 +194,10 @@ void wqp_reap_add(struct wharf_qp *qp)
 	qp->res->reap = qp;
 }
 
-/* Gives back the admission credits and CQ room of @qp. */
-static void unclaim(struct wharf_qp *qp)
+void wqp_unclaim(struct wharf_qp *qp)
 {
 	struct wharf_qp_res *res = qp->res;
 
-	if (!qp->claimed)
-		return;
-	qp->claimed = false;
 	if (qp->recv_credits)
 		wqp_admit_put(&res->admit, qp->recv_credits);
 	wqp_res_cq_unclaim_qp(res, qp->scq, qp->sq_depth, qp->rq_depth);
@@ -219,14 +215,16 @@ static bool to_reset(struct wharf_qp *qp)
 	return true;
 }
 
-/* @qp stops counting as taken: gives back its claims. */
+bool wqp_taken(const struct wharf_qp *qp)
+{
+	return qp->list != WQP_IN_FREE && qp->list != WQP_IN_QUARANTINE;
+}
+
+/* @qp stops counting as taken (its claims are already given back). */
 static void deactivate(struct wharf_qp *qp)
 {
-	if (!qp->active)
-		return;
-	qp->active = false;
-	qp->res->nactive--;
-	unclaim(qp);
+	if (wqp_taken(qp))
+		qp->res->nactive--;
 }
 
 /* Carries out a pool/quarantine/destroy decision. */
@@ -306,13 +304,11 @@ static void reap_one(struct wharf_qp *qp)
 			wqp_list_del(&qp->res->closing, qp);
 		wqp_life_step(&qp->life, WQP_EV_DRAINED, qp->fate, poolable(qp),
 			      &a);
-		/* Every completion is in: the CQ room is free again. */
-		unclaim(qp);
-		if (!qp->closed_cb) {
-			qp->closed_cb = true;
-			if (qp->ops.on_closed)
-				qp->ops.on_closed(qp, qp->arg);
-		}
+		/* Every completion is in: the CQ room is free again.  The
+		 * QP leaves CLOSING here, once: on_closed runs once. */
+		wqp_unclaim(qp);
+		if (qp->ops.on_closed)
+			qp->ops.on_closed(qp, qp->arg);
 	}
 	if (qp->act != WQP_ACT_NONE) {
 		a = qp->act;

@@ -95,13 +95,9 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 	qp->arg = o.arg;
 	qp->recv_credits = credits;
 	qp->min_rnr_timer = o.min_rnr_timer;
-	qp->active = true;
-	qp->claimed = true;
-	qp->closed_cb = false;
 	qp->last_wqe = false;
 	qp->error_reported = false;
 	qp->fate = WHARF_QP_FATE_UNUSED;
-	qp->fate_set = false;
 	qp->act = WQP_ACT_NONE;
 	qp->q_reads = 0;
 	wqp_credit_init(&qp->cr, sq_depth, 0);
@@ -153,16 +149,20 @@ int wharf_qp_close(struct wharf_qp *qp)
 int wharf_qp_release(struct wharf_qp *qp, enum wharf_qp_fate fate)
 {
 	enum wqp_life_act a;
+	enum wqp_life was;
 	bool poolable;
 	int err;
 
-	if (!qp || qp->fate_set)
+	if (!qp)
 		return -EINVAL;
+	/* A second release finds the QP past the states that take one. */
+	was = qp->life;
 	poolable = !qp->res->o.no_pool && !qp->broken && qp->pooled_shape;
 	err = wqp_life_step(&qp->life, WQP_EV_RELEASE, fate, poolable, &a);
 	if (err)
 		return err;
-	qp->fate_set = true;
+	if (was == WQP_LIFE_TAKEN) /* never left RESET: nothing to drain */
+		wqp_unclaim(qp);
 	qp->fate = fate;
 	qp->release_ns = wharf_now_ns();
 	if (a != WQP_ACT_NONE) {
