@@ -37,13 +37,13 @@ void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 	if (!h->done) {
 		h->done = true;
 		h->result = err;
-		memcpy(h->err, msg, sizeof(h->err));
 		pthread_cond_broadcast(&h->cond);
 	}
 	pthread_mutex_unlock(&h->lock);
-	if (was_done)
-		wharf_ctx_log(h->ctx, WHARF_LOG_WARN, "nvmf host: %s: %s",
-			      h->subnqn, msg);
+	/* The first failure is the bring-up's result: the reason the
+	 * connect or discover call returns -errno for. */
+	wharf_ctx_log(h->ctx, was_done ? WHARF_LOG_WARN : WHARF_LOG_ERROR,
+		      "nvmf host: %s: %s", h->subnqn, msg);
 }
 
 int wnh_post(struct wharf_shard *shard, wharf_msg_fn fn, void *arg)
@@ -304,6 +304,7 @@ static void init_queue(struct wharf_nvmf_host *h,
 	q->shard_index = shard_index;
 	q->shard = wharf_ctx_shard(h->ctx, shard_index);
 	q->state = NHQ_DOWN;
+	q->link = NHL_NONE;
 	q->gone = true; /* no connection yet */
 }
 
@@ -385,37 +386,39 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 }
 
 /* Starts the admin queue and waits for the bring-up (the connect's or
- * the discovery's) to end: its result, h->err saying why. */
+ * the discovery's) to end: its result (wnh_fail() logged why). */
 static int bring_up(struct wharf_nvmf_host *h)
 {
 	int rc = wnh_admin_start(h);
 
 	if (rc) {
-		snprintf(h->err, sizeof(h->err), "admin queue: connect: %s",
-			 strerror(-rc));
+		wharf_ctx_log(h->ctx, WHARF_LOG_ERROR,
+			      "nvmf host: %s: admin queue: connect: %s",
+			      h->subnqn, strerror(-rc));
 		return rc;
 	}
 	if (wait_until(h, is_done, wharf_now_ms() + h->connect_timeout_ms)) {
-		snprintf(h->err, sizeof(h->err),
-			 "bring-up not finished within %u ms",
+		wnh_fail(h, -ETIMEDOUT, "bring-up not finished within %u ms",
 			 h->connect_timeout_ms);
-		wnh_fail(h, -ETIMEDOUT, "%s", h->err);
 		return -ETIMEDOUT;
 	}
 	return h->result;
 }
 
 /* Checks @o, creates the controller (@disc: a discovery controller) and
- * brings it up; on failure @err says why and nothing is left. */
-static int host_open(const struct wharf_nvmf_host_opts *o, bool disc, char *err,
-		     size_t errlen, struct wharf_nvmf_host **out)
+ * brings it up; on failure the context's log says why and nothing is
+ * left. */
+static int host_open(const struct wharf_nvmf_host_opts *o, bool disc,
+		     struct wharf_nvmf_host **out)
 {
 	struct wharf_nvmf_host *h;
 	int rc;
 
 	if (check_opts(o)) {
-		if (err && errlen)
-			snprintf(err, errlen, "invalid options");
+		if (o->cm)
+			wharf_ctx_log(wharf_cm_ctx(o->cm), WHARF_LOG_ERROR,
+				      "nvmf host: invalid options (dst, subnqn, "
+				      "hostnqn or queue_size)");
 		return -EINVAL;
 	}
 	if (wharf_shard_current())
@@ -426,8 +429,6 @@ static int host_open(const struct wharf_nvmf_host_opts *o, bool disc, char *err,
 	h->disc = disc;
 	rc = bring_up(h);
 	if (rc) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s", h->err);
 		teardown(h, false);
 		return rc;
 	}
@@ -435,19 +436,14 @@ static int host_open(const struct wharf_nvmf_host_opts *o, bool disc, char *err,
 	return 0;
 }
 
-int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
-			    size_t errlen, struct wharf_nvmf_host **out)
+int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts,
+			    struct wharf_nvmf_host **out)
 {
 	struct wharf_nvmf_host_opts o;
 
-	if (err && errlen)
-		err[0] = '\0';
-	if (opts_copy(opts, &o) || !out) {
-		if (err && errlen)
-			snprintf(err, errlen, "invalid options");
+	if (opts_copy(opts, &o) || !out)
 		return -EINVAL;
-	}
-	return host_open(&o, false, err, errlen, out);
+	return host_open(&o, false, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -487,8 +483,7 @@ static int disc_copy(const struct wharf_nvmf_host *h,
 	return 0;
 }
 
-int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
-			     size_t errlen,
+int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts,
 			     struct wharf_nvmf_host_disc_entry **out,
 			     size_t *nr)
 {
@@ -496,13 +491,8 @@ int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
 	struct wharf_nvmf_host *h;
 	int rc;
 
-	if (err && errlen)
-		err[0] = '\0';
-	if (opts_copy(opts, &o) || !out || !nr) {
-		if (err && errlen)
-			snprintf(err, errlen, "invalid options");
+	if (opts_copy(opts, &o) || !out || !nr)
 		return -EINVAL;
-	}
 	*out = NULL;
 	*nr = 0;
 	if (!o.subnqn)
@@ -510,12 +500,10 @@ int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
 	o.nr_io_queues = 1; /* never connected */
 	o.no_keep_alive = true;
 	o.on_event = NULL; /* no AER on a discovery controller here */
-	rc = host_open(&o, true, err, errlen, &h);
+	rc = host_open(&o, true, &h);
 	if (rc)
 		return rc;
 	rc = disc_copy(h, out, nr);
-	if (rc && err && errlen)
-		snprintf(err, errlen, "%s", h->err);
 	teardown(h, false);
 	return rc;
 }

@@ -11,21 +11,14 @@
  * shards and waits on the host's mutex and condition variable: control
  * path only, nothing on the data path takes a lock.
  *
- * Queue life (enum wnh_qstate, changed only on the owner shard):
- *   CONNECTING  wharf_connect() issued; on_established registers the slab
- *               and sends the Fabrics Connect
- *   LIVE        the Connect succeeded: commands flow
- *   RESETTING   lost (a timeout, bad response, transport error, refusal)
- *               or closed by the controller's recovery: internal commands
- *               completed with an error, user commands held, the
- *               connection closing; once it is gone (destroyed, every WR
- *               completed) the MR is deregistered and the queue is DOWN
- *   DOWN        no connection; held commands wait for the next attempt
- *               (fail_new, when set, fails them and new ones instead)
- *   CLOSING     the application disconnects
- * A queue is gone (no connection, no WR) once its connection is destroyed
- * and every work request it posted has completed (on_send_done, flushes
- * included); DOWN queues are gone.
+ * Queue life (enum wnh_qstate, queue_sm.h): changed only on the owner
+ * shard, through the table.  Its connection (enum wnh_link) is NONE (no
+ * connection: never started, or destroyed and every work request it
+ * posted completed, flushes included), OPEN (wharf_connect() issued;
+ * q->conn known from the first callback) or DESTROYED
+ * (wharf_conn_destroy() called, work requests still in flight).  `gone`
+ * is the application thread's copy of link == NONE, written under the
+ * host's lock.
  *
  * Command slot life (enum wnh_slot_state, slot_sm.h): taken at
  * submission, free again once both the SEND's completion and the
@@ -58,18 +51,18 @@
 #include <wharf/qp.h>
 
 #include "nvmf_host/cmd.h"
+#include "nvmf_host/queue_sm.h"
 #include "nvmf_host/slot_sm.h"
 
 #define NH_WR_TAG	 0x4e564d48u /* "NVMH" */
 #define NH_ADMIN_ENTRIES 32u	     /* as Linux: hrqsize 32, hsqsize 31 */
 #define NH_ADMIN_BOUNCE	 4096u	     /* Identify data */
 
-enum wnh_qstate {
-	NHQ_CONNECTING = 0,
-	NHQ_LIVE,
-	NHQ_RESETTING,
-	NHQ_DOWN,
-	NHQ_CLOSING,
+/* The connection under a queue (see the top of this file). */
+enum wnh_link {
+	NHL_NONE = 0,
+	NHL_OPEN,
+	NHL_DESTROYED,
 };
 
 /* A user command is posted at most this many times (Linux's
@@ -132,14 +125,15 @@ struct wharf_nvmf_host_queue {
 	struct wharf_conn *conn; /* NULL until the first callback / once
 				  * destroyed */
 	enum wnh_qstate state;
+	enum wnh_link link;
 	int fail_new;	   /* not LIVE: fail held and new user commands with
 			   * this (-ENODEV, -ENOLINK) instead of holding */
-	bool reply;	   /* tell the admin shard once DOWN (wnh_q_reset) */
-	bool call_pending; /* a wharf_conn_call() to close it is queued */
-	bool established;  /* on_established ran */
-	bool destroyed;	   /* wharf_conn_destroy() called */
-	bool gone;	   /* no connection: never started, or destroyed
-			   * and every WR completed (under h->lock) */
+	bool reply;	   /* a duty: tell the admin shard once DOWN
+			   * (wnh_q_reset) */
+	bool call_pending; /* a duty: a wharf_conn_call() closing it is
+			   * queued, the queue is not gone before it ran */
+	bool gone;	   /* the application thread's copy of link == NONE
+			   * (under h->lock) */
 	uint32_t entries;  /* slots = queue entries */
 	uint32_t timeout_ms;
 	uint32_t in_capsule; /* largest in-capsule write, 0 = none */
@@ -275,7 +269,6 @@ struct wharf_nvmf_host {
 	int result;	     /* first failure, 0 */
 	unsigned calls_left; /* on_admin() */
 	bool shut_down;	     /* NHS_SHN finished */
-	char err[256];
 
 	/* Off-shard I/O calls in flight to the owner shards (io.c);
 	 * disconnect sets `draining` and waits for 0. */

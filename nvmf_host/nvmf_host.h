@@ -232,20 +232,22 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
  * wharf_nvmf_host_connect - connect a controller: admin queue, bring-up,
  * I/O queues (see the top of this header).
  * @opts: options; cm, dst and subnqn are required.  Not retained.
- * @err: receives a one-line reason on failure (may be NULL).
- * @errlen: size of @err.
  * @out: receives the controller, owned by the caller
  * (wharf_nvmf_host_disconnect()).
  *
  * On failure every queue already connected is disconnected and freed
- * before the call returns.
+ * before the call returns, and the reason - the step, the NVMe-oF or
+ * NVMe status and the field it names - is logged at WHARF_LOG_ERROR
+ * through the log callback of the cm's context, as one line
+ * "nvmf host: SUBNQN: REASON" (later events of a live controller are
+ * logged at WHARF_LOG_WARN).
  *
  * Return: 0; -EINVAL for NULL arguments or bad options (a size too small
  * for the size field, or larger with a member this library does not know
  * set; an NQN longer than 223 bytes; queue_size 1); -ECONNREFUSED when the target
  * rejected a queue's connection (CM REJ with the NVMe-oF status) or
- * failed a Fabrics Connect (unknown subsystem, host not allowed: @err
- * names the status and the field); -ETIMEDOUT when a step, CSTS.RDY (CAP.TO)
+ * failed a Fabrics Connect (unknown subsystem, host not allowed: the
+ * log names the status and the field); -ETIMEDOUT when a step, CSTS.RDY (CAP.TO)
  * or the whole bring-up (connect_timeout_ms) timed out; -EHOSTUNREACH when
  * the address or route did not resolve or the peer did not answer;
  * -EPROTO when the controller answered something this host cannot use
@@ -255,8 +257,8 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
  * Context: an application thread, not a shard thread of the cm's context
  * (it waits for the shards); blocks up to connect_timeout_ms.  No RCU rule.
  */
-int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts, char *err,
-			    size_t errlen, struct wharf_nvmf_host **out);
+int wharf_nvmf_host_connect(const struct wharf_nvmf_host_opts *opts,
+			    struct wharf_nvmf_host **out);
 
 /**
  * wharf_nvmf_host_disconnect - end the association and free @host.
@@ -782,8 +784,6 @@ struct wharf_nvmf_host_disc_entry {
  * nqn.2014-08.org.nvmexpress.discovery); I/O queue, recovery and
  * keep-alive options are ignored (admin queue only, KATO 0 as Linux
  * sends for a discovery controller).  Not retained.
- * @err: receives a one-line reason on failure (may be NULL).
- * @errlen: size of @err.
  * @out: receives an array of the entries (NULL when there is none),
  * owned by the caller: free() it.
  * @nr: receives the number of entries.
@@ -800,12 +800,12 @@ struct wharf_nvmf_host_disc_entry {
  * -EPROTO when the log is malformed (a bad record format) or kept
  * changing; -EDEADLK when called from a shard thread; -errno from
  * wharf_connect(), memory registration or the shards.  On failure *@out
- * is NULL and *@nr 0.
+ * is NULL and *@nr 0, and the reason is logged as for
+ * wharf_nvmf_host_connect().
  * Context: an application thread, not a shard thread of the cm's context
  * (it waits for the shards); blocks up to connect_timeout_ms.  No RCU rule.
  */
-int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts, char *err,
-			     size_t errlen,
+int wharf_nvmf_host_discover(const struct wharf_nvmf_host_opts *opts,
 			     struct wharf_nvmf_host_disc_entry **out,
 			     size_t *nr);
 

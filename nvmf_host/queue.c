@@ -34,7 +34,7 @@ static void out_add(struct wharf_nvmf_host_queue *q, int d)
 
 static bool alive(const struct wharf_nvmf_host_queue *q)
 {
-	return q->state == NHQ_CONNECTING || q->state == NHQ_LIVE;
+	return wnh_queue_alive(q->state);
 }
 
 static void set_gone(struct wharf_nvmf_host_queue *q, bool gone)
@@ -230,12 +230,11 @@ int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 	union nvme_cmd *c;
 	int rc;
 
-	if (user && (q->state == NHQ_CONNECTING || q->state == NHQ_RESETTING ||
-		     q->state == NHQ_DOWN)) {
+	if (user && (q->state == NHQ_CONNECTING || q->state == NHQ_FABRICS ||
+		     q->state == NHQ_RESETTING || q->state == NHQ_DOWN)) {
 		if (q->fail_new)
 			return q->fail_new;
-	} else if (!(q->state == NHQ_LIVE ||
-		     (q->state == NHQ_CONNECTING && q->established))) {
+	} else if (!(q->state == NHQ_LIVE || q->state == NHQ_FABRICS)) {
 		return -ENOTCONN;
 	}
 	if (!s)
@@ -290,7 +289,6 @@ static void reset_done(struct wharf_nvmf_host_queue *q)
 		ibv_dereg_mr(q->mr);
 	q->mr = NULL;
 	wnh_mem_drop(q);
-	q->state = NHQ_DOWN;
 	for (uint32_t i = 0; q->slots && i < q->entries; i++) {
 		struct wnh_slot *s = &q->slots[i];
 
@@ -304,14 +302,17 @@ static void reset_done(struct wharf_nvmf_host_queue *q)
 	}
 }
 
+static struct wnh_qtrans queue_feed(struct wharf_nvmf_host_queue *q,
+				    enum wnh_qev ev);
+
 static void check_gone(struct wharf_nvmf_host_queue *q)
 {
-	if (!q->destroyed || q->wr_inflight || q->call_pending || q->gone)
+	if (q->link != NHL_DESTROYED || q->wr_inflight || q->call_pending)
 		return;
+	q->link = NHL_NONE;
 	wharf_timer_destroy(q->sweep);
 	q->sweep = NULL;
-	if (q->state == NHQ_RESETTING)
-		reset_done(q);
+	queue_feed(q, NHQ_EV_GONE); /* RESETTING: reset_done() */
 	set_gone(q, true);
 }
 
@@ -319,9 +320,9 @@ static void destroy_conn(struct wharf_nvmf_host_queue *q)
 {
 	struct wharf_conn *c = q->conn;
 
-	if (q->destroyed)
+	if (q->link != NHL_OPEN)
 		return;
-	q->destroyed = true;
+	q->link = NHL_DESTROYED;
 	q->conn = NULL;
 	wharf_timer_destroy(q->sweep);
 	q->sweep = NULL;
@@ -332,11 +333,12 @@ static void destroy_conn(struct wharf_nvmf_host_queue *q)
 
 static void close_conn(struct wharf_nvmf_host_queue *q)
 {
-	if (q->destroyed || !q->conn)
+	if (q->link != NHL_OPEN || !q->conn)
 		return;
-	if (!q->established || wharf_disconnect(q->conn) == -ENOTCONN)
+	/* -ENOTCONN: not established (or already disconnected); 0 or
+	 * -EALREADY: on_disconnected destroys it. */
+	if (wharf_disconnect(q->conn) == -ENOTCONN)
 		destroy_conn(q);
-	/* 0 or -EALREADY: on_disconnected destroys it. */
 }
 
 static void close_fn(struct wharf_conn *conn, void *arg)
@@ -344,13 +346,14 @@ static void close_fn(struct wharf_conn *conn, void *arg)
 	struct wharf_nvmf_host_queue *q = arg;
 
 	q->call_pending = false;
-	if (conn && !q->destroyed)
+	if (conn && q->link == NHL_OPEN)
 		q->conn = conn;
 	if (conn) {
 		close_conn(q);
 		return;
 	}
-	q->destroyed = true; /* nothing left to destroy */
+	if (q->link == NHL_OPEN)
+		q->link = NHL_DESTROYED; /* nothing left to destroy */
 	check_gone(q);
 }
 
@@ -359,14 +362,14 @@ static void close_fn(struct wharf_conn *conn, void *arg)
  * which finds one that is still being set up. */
 static void close_queue(struct wharf_nvmf_host_queue *q)
 {
-	if (q->gone || q->destroyed)
+	if (q->link != NHL_OPEN)
 		return;
 	if (q->conn) {
 		close_conn(q);
 	} else if (!q->call_pending) {
 		if (wharf_conn_call(q->h->cm, q->conn_id, close_fn, q)) {
 			/* the cm is shutting down: nothing will run */
-			q->destroyed = true;
+			q->link = NHL_NONE;
 			set_gone(q, true);
 		} else {
 			q->call_pending = true; /* not gone before it ran */
@@ -374,12 +377,30 @@ static void close_queue(struct wharf_nvmf_host_queue *q)
 	}
 }
 
+/* Feeds @ev to the queue's table (queue_sm.h) and carries out the
+ * actions that need nothing but the queue; the caller does the others
+ * (CONNECT, SEND_CONNECT, RESUME) when the returned transition has them. */
+static struct wnh_qtrans queue_feed(struct wharf_nvmf_host_queue *q,
+				    enum wnh_qev ev)
+{
+	struct wnh_qtrans t = wnh_queue_next(q->state, ev);
+
+	q->state = t.next;
+	if (t.act & NHQ_ACT_FAIL_ALL)
+		abort_some(q, true, -ECONNABORTED);
+	if (t.act & (NHQ_ACT_FAIL_INTERNAL | NHQ_ACT_FAIL_ALL))
+		abort_some(q, false, -ECONNABORTED);
+	if (t.act & NHQ_ACT_RESET_DONE)
+		reset_done(q);
+	if (t.act & NHQ_ACT_CLOSE_CONN)
+		close_queue(q);
+	return t;
+}
+
 /* Lost: hold user commands, fail internal ones, close the connection. */
 static void lose(struct wharf_nvmf_host_queue *q)
 {
-	q->state = NHQ_RESETTING;
-	abort_some(q, false, -ECONNABORTED);
-	close_queue(q);
+	queue_feed(q, NHQ_EV_LOST);
 }
 
 void wnh_q_reset(struct wharf_shard *shard, void *arg)
@@ -387,7 +408,8 @@ void wnh_q_reset(struct wharf_shard *shard, void *arg)
 	struct wharf_nvmf_host_queue *q = arg;
 
 	(void)shard;
-	if (q->state == NHQ_DOWN || q->state == NHQ_CLOSING || q->gone) {
+	if (q->state == NHQ_DOWN || q->state == NHQ_CLOSING ||
+	    q->link == NHL_NONE) {
 		wnh_ctrl_down(q);
 		return;
 	}
@@ -423,13 +445,9 @@ void wnh_q_close(struct wharf_shard *shard, void *arg)
 	struct wharf_nvmf_host_queue *q = arg;
 
 	(void)shard;
-	q->state = NHQ_CLOSING;
-	abort_some(q, true, -ECONNABORTED);
-	abort_some(q, false, -ECONNABORTED);
-	if (q->gone)
+	queue_feed(q, NHQ_EV_CLOSE);
+	if (q->link == NHL_NONE)
 		set_gone(q, true); /* wake the waiter */
-	else
-		close_queue(q);
 }
 
 void wnh_q_start(struct wharf_shard *shard, void *arg)
@@ -438,14 +456,13 @@ void wnh_q_start(struct wharf_shard *shard, void *arg)
 	int rc;
 
 	(void)shard;
-	if (q->state == NHQ_CLOSING || !q->gone)
+	if (q->state == NHQ_CLOSING || q->link != NHL_NONE)
 		return;
 	rc = wnh_queue_start(q);
 	if (rc) {
 		atomic_store(&q->n.error, rc);
 		wnh_fail(q->h, rc, "queue %u: connect: %s", q->qid,
 			 strerror(-rc));
-		q->state = NHQ_DOWN;
 		wnh_ctrl_lost(q);
 	}
 }
@@ -585,7 +602,10 @@ static void connect_done(int status, uint16_t nvme_status, void *arg)
 		queue_lost(q, status);
 		return;
 	}
-	q->state = NHQ_LIVE;
+	/* A Connect answered just before a loss completes here with its
+	 * answer while the queue resets: too late to go LIVE. */
+	if (!(queue_feed(q, NHQ_EV_CONNECTED).act & NHQ_ACT_RESUME))
+		return;
 	q->fail_new = 0;
 	if (q->qid == 0) {
 		h->cntlid = (uint16_t)q->last_result;
@@ -607,11 +627,9 @@ static void on_established(struct wharf_conn *conn,
 	int rc = 0;
 
 	q->conn = conn;
-	q->established = true;
-	if (q->state != NHQ_CONNECTING) {
-		close_conn(q);
+	/* Lost or closed while the handshake ran: the table closes it. */
+	if (!(queue_feed(q, NHQ_EV_ESTABLISHED).act & NHQ_ACT_SEND_CONNECT))
 		return;
-	}
 	if (info->private_data_len >= sizeof(struct nvme_rdma_cm_rep)) {
 		struct nvme_rdma_cm_rep rep;
 
@@ -700,7 +718,7 @@ static void on_disconnected(struct wharf_conn *conn, void *arg)
 {
 	struct wharf_nvmf_host_queue *q = arg;
 
-	if (!q->destroyed)
+	if (q->link == NHL_OPEN)
 		q->conn = conn;
 	if (alive(q))
 		wnh_fail(q->h, -ECONNRESET,
@@ -817,14 +835,15 @@ int wnh_queue_start(struct wharf_nvmf_host_queue *q)
 	co.disconnect_timeout_ms = NVME_RDMA_DISCONNECT_MS;
 	if (q->entries + 1 > WHARF_QP_DEFAULT_SQ_DEPTH)
 		co.qp.sq_depth = q->entries + 1;
-	q->state = NHQ_CONNECTING;
-	q->established = false;
-	q->destroyed = false;
+	if (!(queue_feed(q, NHQ_EV_START).act & NHQ_ACT_CONNECT))
+		return -EBUSY; /* not DOWN: the caller checked */
 	q->conn = NULL;
 	rc = wharf_connect(h->cm, &co, &q->conn_id);
-	if (rc)
-		q->state = NHQ_DOWN;
-	else
-		set_gone(q, false);
+	if (rc) {
+		queue_feed(q, NHQ_EV_START_FAILED);
+		return rc;
+	}
+	q->link = NHL_OPEN;
+	set_gone(q, false);
 	return rc;
 }

@@ -386,10 +386,9 @@ int main(int argc, char **argv)
 	ho.nr_io_queues = a.queues;
 	ho.queue_size = a.queue_size;
 	ho.max_io_size = a.max_io_size;
-	rc = wharf_nvmf_host_connect(&ho, err, sizeof(err), &host);
-	if (rc) {
-		fprintf(stderr, "%s: connect: %s: %s\n", prog, strerror(-rc),
-			err);
+	rc = wharf_nvmf_host_connect(&ho, &host);
+	if (rc) { /* the reason went to the log (stderr) */
+		fprintf(stderr, "%s: connect: %s\n", prog, strerror(-rc));
 		rc = 2;
 		goto out;
 	}

@@ -726,13 +726,12 @@ out:
 static int discover(struct wharf_nvmf_host_opts *ho)
 {
 	struct wharf_nvmf_host_disc_entry *e;
-	char err[256];
 	size_t n;
-	int rc = wharf_nvmf_host_discover(ho, err, sizeof(err), &e, &n);
+	int rc = wharf_nvmf_host_discover(ho, &e, &n);
 
-	if (rc) {
-		fprintf(stderr, "wharf-nvmf-perf: discover: %s: %s\n",
-			strerror(-rc), err);
+	if (rc) { /* the reason went to the log (stderr) */
+		fprintf(stderr, "wharf-nvmf-perf: discover: %s\n",
+			strerror(-rc));
 		return 2;
 	}
 	printf("%zu entries\n", n);
@@ -809,10 +808,10 @@ int main(int argc, char **argv)
 		rc = discover(&ho);
 		goto out;
 	}
-	rc = wharf_nvmf_host_connect(&ho, err, sizeof(err), &host);
-	if (rc) {
-		fprintf(stderr, "wharf-nvmf-perf: connect: %s: %s\n",
-			strerror(-rc), err);
+	rc = wharf_nvmf_host_connect(&ho, &host);
+	if (rc) { /* the reason went to the log (stderr) */
+		fprintf(stderr, "wharf-nvmf-perf: connect: %s\n",
+			strerror(-rc));
 		rc = 2;
 		goto out;
 	}

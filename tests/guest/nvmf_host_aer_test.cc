@@ -167,8 +167,8 @@ class NvmfHostAer : public ::testing::Test
 		o.reconnect_delay_ms = 300;
 		o.on_event = Events::Cb;
 		o.event_arg = ev;
-		char e[256] = "";
-		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
+		std::string e;
+		int rc = HostConnect(&o, &e, out);
 		EXPECT_EQ(0, rc) << e;
 		if (!rc) {
 			std::lock_guard<std::mutex> g(ev->m);

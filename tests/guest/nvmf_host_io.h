@@ -6,8 +6,11 @@
 #define WHARF_TESTS_GUEST_NVMF_HOST_IO_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <atomic>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include <wharf/cm.h>
@@ -106,12 +109,65 @@ inline int DoIo(struct wharf_nvmf_host_queue *q, char op, uint64_t slba,
 	return rc;
 }
 
-// A test suite's context (two shards) and cm; a failure is the suite's.
+// The library's error lines (WHARF_LOG_ERROR), kept for the test that
+// asks why a connect failed; every line is also printed as the default
+// logger would.
+struct ErrorLog {
+	std::mutex m;
+	std::string lines;
+};
+
+inline ErrorLog &SuiteErrors()
+{
+	static ErrorLog log;
+	return log;
+}
+
+inline void SuiteLog(void *arg, enum wharf_log_level level, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "wharf: %s: %s\n",
+		level == WHARF_LOG_ERROR  ? "error"
+		: level == WHARF_LOG_WARN ? "warning"
+					  : "info",
+		msg);
+	if (level != WHARF_LOG_ERROR)
+		return;
+	ErrorLog &l = SuiteErrors();
+	std::lock_guard<std::mutex> g(l.m);
+	l.lines += msg;
+	l.lines += '\n';
+}
+
+// The error lines logged since the last call.
+inline std::string TakeErrors()
+{
+	ErrorLog &l = SuiteErrors();
+	std::lock_guard<std::mutex> g(l.m);
+	std::string s;
+	s.swap(l.lines);
+	return s;
+}
+
+// wharf_nvmf_host_connect(); *@why: what the library logged as the
+// reason when it failed.
+inline int HostConnect(const wharf_nvmf_host_opts *o, std::string *why,
+		       wharf_nvmf_host **out)
+{
+	TakeErrors();
+	int rc = wharf_nvmf_host_connect(o, out);
+	*why = TakeErrors();
+	return rc;
+}
+
+// A test suite's context (two shards, SuiteLog) and cm; a failure is the
+// suite's.
 inline void SuiteCtxCreate(wharf_ctx **ctx, wharf_cm **cm)
 {
 	wharf_ctx_opts co;
 	wharf_ctx_opts_init(&co);
 	co.nshards = 2;
+	co.log_fn = SuiteLog;
 	if (wharf_ctx_create(&co, ctx) || wharf_cm_create(*ctx, nullptr, cm)) {
 		ADD_FAILURE() << "wharf context / cm";
 	}

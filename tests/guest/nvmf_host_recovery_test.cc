@@ -149,10 +149,7 @@ class NvmfHostRecovery : public ::testing::Test
 		o.fast_io_fail_tmo_ms = fast_io_fail_tmo_ms;
 		o.on_state = States::Cb;
 		o.state_arg = st;
-		char e[256] = "";
-		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
-		*err = e;
-		return rc;
+		return HostConnect(&o, err, out);
 	}
 
 	static struct wharf_nvmf_host_stats Stats(wharf_nvmf_host *h)

@@ -198,10 +198,7 @@ class NvmfHost : public ::testing::TestWithParam<Target>
 		o.io_timeout_ms = io_timeout_ms;
 		o.kato_ms = kato_ms;
 		o.ctrl_loss_tmo_ms = ctrl_loss_tmo_ms;
-		char e[256] = "";
-		int rc = wharf_nvmf_host_connect(&o, e, sizeof(e), out);
-		*err = e;
-		return rc;
+		return HostConnect(&o, err, out);
 	}
 
 	// Connect() with @queues I/O queues; *@ns: the first namespace.
@@ -435,12 +432,11 @@ TEST_P(NvmfHost, DiscoverListsTheSubsystem)
 	wharf_nvmf_host_opts_init(&o);
 	o.cm = cm_;
 	o.dst = (sockaddr *)&a;
-	char e[256] = "";
 	wharf_nvmf_host_disc_entry *ents = nullptr;
 	size_t n = 0;
 
-	ASSERT_EQ(0, wharf_nvmf_host_discover(&o, e, sizeof(e), &ents, &n))
-		<< e;
+	TakeErrors();
+	ASSERT_EQ(0, wharf_nvmf_host_discover(&o, &ents, &n)) << TakeErrors();
 	std::vector<std::string> nqns;
 	const wharf_nvmf_host_disc_entry *sub = nullptr;
 	for (size_t i = 0; i < n; i++) {
