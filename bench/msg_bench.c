@@ -639,9 +639,8 @@ struct doc {
 	const char *base_name;
 };
 
-static void json_queue(struct cli_json *j, const char *name,
-		       const char *mode, const struct config *cfg,
-		       const struct summary *s)
+static void json_queue(struct cli_json *j, const char *name, const char *mode,
+		       const struct config *cfg, const struct summary *s)
 {
 	cli_json_obj(j, NULL);
 	cli_json_str(j, "queue", name);
@@ -748,8 +747,8 @@ int main(int argc, char **argv)
 	free(lat_samples);
 	if (cfg.json) {
 		struct doc d = {&cfg, &w, &b, base_name};
-		int err = cli_json_write(cfg.json, CLI_JSON_PRETTY, json_doc,
-					 &d);
+		int err =
+			cli_json_write(cfg.json, CLI_JSON_PRETTY, json_doc, &d);
 
 		if (err) {
 			fprintf(stderr, "msg_bench: %s: %s\n", cfg.json,

@@ -95,12 +95,10 @@ static void usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {{"lookups", 1, NULL, 'l'},
-					     {"sizes", 1, NULL, 's'},
-					     {"json", 1, NULL, 'J'},
-					     {"help", 0, NULL, 'h'},
-					     {"version", 0, NULL, 'V'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{"lookups", 1, NULL, 'l'}, {"sizes", 1, NULL, 's'},
+		{"json", 1, NULL, 'J'},	   {"help", 0, NULL, 'h'},
+		{"version", 0, NULL, 'V'}, {NULL, 0, NULL, 0}};
 	uint64_t lookups = 20000000;
 	char sizes_buf[128] = "64,1024,16384";
 	const char *json = NULL;

@@ -416,9 +416,10 @@ static int host_open(const struct wharf_nvmf_host_opts *o, bool disc,
 
 	if (check_opts(o)) {
 		if (o->cm)
-			wharf_ctx_log(wharf_cm_ctx(o->cm), WHARF_LOG_ERROR,
-				      "nvmf host: invalid options (dst, subnqn, "
-				      "hostnqn or queue_size)");
+			wharf_ctx_log(
+				wharf_cm_ctx(o->cm), WHARF_LOG_ERROR,
+				"nvmf host: invalid options (dst, subnqn, "
+				"hostnqn or queue_size)");
 		return -EINVAL;
 	}
 	if (wharf_shard_current())

@@ -249,8 +249,9 @@ int wnh_submit_mem(struct wharf_nvmf_host_queue *q, const union nvme_cmd *cmd,
 	s->len = len;
 	s->dir = dir;
 	s->kind = user ? NHK_USER
-		: !q->qid && cmd->common.opc == NVME_ADM_ASYNC_EVENT ? NHK_EVENT
-								    : NHK_INTERNAL;
+		  : !q->qid && cmd->common.opc == NVME_ADM_ASYNC_EVENT
+			  ? NHK_EVENT
+			  : NHK_INTERNAL;
 	s->tries = 0;
 	s->in_cap = dir == NH_DIR_TO_CTRL &&
 		    cmd->common.opc != NVME_OPC_FABRICS && len <= q->in_capsule;

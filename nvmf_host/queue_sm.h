@@ -37,27 +37,27 @@ enum wnh_qstate {
 };
 
 enum wnh_qev {
-	NHQ_EV_START = 0,     /* the recovery (or bring-up) starts the queue */
-	NHQ_EV_START_FAILED,  /* wharf_connect() refused at once */
-	NHQ_EV_ESTABLISHED,   /* on_established */
-	NHQ_EV_CONNECTED,     /* the Fabrics Connect succeeded */
-	NHQ_EV_LOST,	      /* a loss, or the recovery resets the queue */
-	NHQ_EV_GONE,	      /* its connection is gone (every WR completed) */
-	NHQ_EV_CLOSE,	      /* the application disconnects */
+	NHQ_EV_START = 0,    /* the recovery (or bring-up) starts the queue */
+	NHQ_EV_START_FAILED, /* wharf_connect() refused at once */
+	NHQ_EV_ESTABLISHED,  /* on_established */
+	NHQ_EV_CONNECTED,    /* the Fabrics Connect succeeded */
+	NHQ_EV_LOST,	     /* a loss, or the recovery resets the queue */
+	NHQ_EV_GONE,	     /* its connection is gone (every WR completed) */
+	NHQ_EV_CLOSE,	     /* the application disconnects */
 	NHQ_EV_COUNT,
 };
 
 /* What the owner shard does after a transition (bits). */
 enum wnh_qact {
-	NHQ_ACT_CONNECT = 1u << 0,	  /* wharf_connect() */
-	NHQ_ACT_SEND_CONNECT = 1u << 1,	  /* register, send the Connect */
-	NHQ_ACT_RESUME = 1u << 2,	  /* admin: bring-up goes on; I/O:
+	NHQ_ACT_CONNECT = 1u << 0,	 /* wharf_connect() */
+	NHQ_ACT_SEND_CONNECT = 1u << 1,	 /* register, send the Connect */
+	NHQ_ACT_RESUME = 1u << 2,	 /* admin: bring-up goes on; I/O:
 					   * post the held commands */
-	NHQ_ACT_FAIL_INTERNAL = 1u << 3,  /* complete internal commands with
+	NHQ_ACT_FAIL_INTERNAL = 1u << 3, /* complete internal commands with
 					   * an error (user ones are held) */
-	NHQ_ACT_FAIL_ALL = 1u << 4,	  /* complete every command */
-	NHQ_ACT_CLOSE_CONN = 1u << 5,	  /* disconnect / destroy it */
-	NHQ_ACT_RESET_DONE = 1u << 6,	  /* deregister, settle the slots */
+	NHQ_ACT_FAIL_ALL = 1u << 4,	 /* complete every command */
+	NHQ_ACT_CLOSE_CONN = 1u << 5,	 /* disconnect / destroy it */
+	NHQ_ACT_RESET_DONE = 1u << 6,	 /* deregister, settle the slots */
 };
 
 struct wnh_qtrans {

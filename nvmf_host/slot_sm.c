@@ -53,7 +53,8 @@ struct wnh_slot_trans wnh_slot_next(enum wnh_slot_state s, enum wnh_slot_ev ev,
 	case NHC_SENT:
 		switch (ev) {
 		case NHC_EV_RESPONSE:
-			return live ? T(NHC_FREE, NHC_ACT_CALLBACK | NHC_ACT_PUT)
+			return live ? T(NHC_FREE,
+					NHC_ACT_CALLBACK | NHC_ACT_PUT)
 				    : T(NHC_ANSWERED, 0);
 		case NHC_EV_FAIL:
 			return T(NHC_ORPHAN, NHC_ACT_CALLBACK);
@@ -66,7 +67,8 @@ struct wnh_slot_trans wnh_slot_next(enum wnh_slot_state s, enum wnh_slot_ev ev,
 	case NHC_ANSWERED:
 		switch (ev) {
 		case NHC_EV_SEND_DONE:
-			return live ? T(NHC_FREE, NHC_ACT_CALLBACK | NHC_ACT_PUT)
+			return live ? T(NHC_FREE,
+					NHC_ACT_CALLBACK | NHC_ACT_PUT)
 				    : T(s, 0);
 		case NHC_EV_FAIL:
 			return T(NHC_ORPHAN, NHC_ACT_CALLBACK);
@@ -93,8 +95,7 @@ struct wnh_slot_trans wnh_slot_next(enum wnh_slot_state s, enum wnh_slot_ev ev,
 bool wnh_slot_answered(enum wnh_slot_state s, enum wnh_slot_ev ev)
 {
 	return s == NHC_ANSWERED ||
-	       (ev == NHC_EV_RESPONSE &&
-		(s == NHC_POSTED || s == NHC_SENT));
+	       (ev == NHC_EV_RESPONSE && (s == NHC_POSTED || s == NHC_SENT));
 }
 
 const char *wnh_slot_state_name(enum wnh_slot_state s)

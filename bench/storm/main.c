@@ -82,8 +82,8 @@ int main(int argc, char **argv)
 	storm_print_summary(stdout, results, n);
 	if (o.json) {
 		struct storm_doc doc = {.o = &o, .rs = results, .n = n};
-		int rc = cli_json_write(o.json, CLI_JSON_PRETTY,
-					storm_json_doc, &doc);
+		int rc = cli_json_write(o.json, CLI_JSON_PRETTY, storm_json_doc,
+					&doc);
 
 		if (rc) {
 			fprintf(stderr, "storm: %s: %s\n", o.json,

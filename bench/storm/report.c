@@ -329,8 +329,7 @@ static void json_outcomes(struct cli_json *j, const struct storm_outcomes *o)
 	cli_json_arr(j, "not_established_by_reason");
 	for (unsigned i = 0; i < o->nfail; i++) {
 		cli_json_obj(j, NULL);
-		cli_json_str(j, "error",
-			       storm_fail_kind_name(o->fail[i].kind));
+		cli_json_str(j, "error", storm_fail_kind_name(o->fail[i].kind));
 		cli_json_i64(j, "errno", o->fail[i].err);
 		cli_json_u64(j, "count", o->fail[i].n);
 		cli_json_end(j);
@@ -340,7 +339,7 @@ static void json_outcomes(struct cli_json *j, const struct storm_outcomes *o)
 	for (unsigned i = 0; i < STORM_T_COUNT; i++)
 		if (o->stopped_after[i])
 			cli_json_u64(j, storm_stamp_name(i),
-				       o->stopped_after[i]);
+				     o->stopped_after[i]);
 	cli_json_end(j);
 	cli_json_end(j);
 }

@@ -36,28 +36,29 @@ std::string Doc(cli_json_style style, const std::function<void(cli_json *)> &fn,
 TEST(CliJson, NestedObjectsArraysAndEscapes)
 {
 	int rc = -1;
-	std::string s = Doc(CLI_JSON_PRETTY,
-			    [](cli_json *j) {
-				    cli_json_obj(j, nullptr);
-				    cli_json_str(j, "name", "a \"b\"\\\n\x01");
-				    cli_json_u64(j, "n", 42);
-				    cli_json_i64(j, "errno", -110);
-				    cli_json_num(j, "x", 0.5);
-				    cli_json_num(j, "inf", INFINITY);
-				    cli_json_num(j, "nan", NAN);
-				    cli_json_bool(j, "ok", true);
-				    cli_json_str(j, "none", nullptr);
-				    cli_json_arr(j, "empty");
-				    cli_json_end(j);
-				    cli_json_arr(j, "pts");
-				    cli_json_arr(j, nullptr);
-				    cli_json_u64(j, nullptr, 1);
-				    cli_json_num(j, nullptr, 2.25);
-				    cli_json_end(j);
-				    cli_json_end(j);
-				    cli_json_end(j);
-			    },
-			    &rc);
+	std::string s = Doc(
+		CLI_JSON_PRETTY,
+		[](cli_json *j) {
+			cli_json_obj(j, nullptr);
+			cli_json_str(j, "name", "a \"b\"\\\n\x01");
+			cli_json_u64(j, "n", 42);
+			cli_json_i64(j, "errno", -110);
+			cli_json_num(j, "x", 0.5);
+			cli_json_num(j, "inf", INFINITY);
+			cli_json_num(j, "nan", NAN);
+			cli_json_bool(j, "ok", true);
+			cli_json_str(j, "none", nullptr);
+			cli_json_arr(j, "empty");
+			cli_json_end(j);
+			cli_json_arr(j, "pts");
+			cli_json_arr(j, nullptr);
+			cli_json_u64(j, nullptr, 1);
+			cli_json_num(j, nullptr, 2.25);
+			cli_json_end(j);
+			cli_json_end(j);
+			cli_json_end(j);
+		},
+		&rc);
 	EXPECT_EQ(0, rc);
 	EXPECT_EQ("{\n"
 		  "  \"name\": \"a \\\"b\\\"\\\\\\n\\u0001\",\n"
@@ -82,34 +83,37 @@ TEST(CliJson, NestedObjectsArraysAndEscapes)
 TEST(CliJson, CompactIsOneLineInInsertionOrder)
 {
 	int rc = -1;
-	std::string s = Doc(CLI_JSON_COMPACT,
-			    [](cli_json *j) {
-				    cli_json_obj(j, nullptr);
-				    cli_json_str(j, "tool", "t");
-				    cli_json_u64(j, "z", 1);
-				    cli_json_u64(j, "a", 2);
-				    cli_json_obj(j, "lat");
-				    cli_json_num(j, "p50", 12.5);
-				    cli_json_end(j);
-				    cli_json_end(j);
-			    },
-			    &rc);
+	std::string s = Doc(
+		CLI_JSON_COMPACT,
+		[](cli_json *j) {
+			cli_json_obj(j, nullptr);
+			cli_json_str(j, "tool", "t");
+			cli_json_u64(j, "z", 1);
+			cli_json_u64(j, "a", 2);
+			cli_json_obj(j, "lat");
+			cli_json_num(j, "p50", 12.5);
+			cli_json_end(j);
+			cli_json_end(j);
+		},
+		&rc);
 	EXPECT_EQ(0, rc);
-	EXPECT_EQ("{\"tool\":\"t\",\"z\":1,\"a\":2,\"lat\":{\"p50\":12.5}}\n", s);
+	EXPECT_EQ("{\"tool\":\"t\",\"z\":1,\"a\":2,\"lat\":{\"p50\":12.5}}\n",
+		  s);
 }
 
 TEST(CliJson, TenSignificantDigitsAndHugeCounters)
 {
 	int rc = -1;
-	std::string s = Doc(CLI_JSON_COMPACT,
-			    [](cli_json *j) {
-				    cli_json_arr(j, nullptr);
-				    cli_json_num(j, nullptr, 1.0 / 3);
-				    cli_json_u64(j, nullptr, INT64_MAX);
-				    cli_json_u64(j, nullptr, UINT64_MAX);
-				    cli_json_end(j);
-			    },
-			    &rc);
+	std::string s = Doc(
+		CLI_JSON_COMPACT,
+		[](cli_json *j) {
+			cli_json_arr(j, nullptr);
+			cli_json_num(j, nullptr, 1.0 / 3);
+			cli_json_u64(j, nullptr, INT64_MAX);
+			cli_json_u64(j, nullptr, UINT64_MAX);
+			cli_json_end(j);
+		},
+		&rc);
 	EXPECT_EQ(0, rc);
 	EXPECT_EQ("[0.3333333333,9223372036854775807,1.844674407e19]\n", s);
 }
@@ -117,14 +121,17 @@ TEST(CliJson, TenSignificantDigitsAndHugeCounters)
 TEST(CliJson, BytesThatAreNotUtf8BecomeQuestionMarks)
 {
 	int rc = -1;
-	std::string s = Doc(CLI_JSON_COMPACT,
-			    [](cli_json *j) {
-				    cli_json_obj(j, nullptr);
-				    cli_json_str(j, "nqn", "a\xff" "b");
-				    cli_json_str(j, "utf8", "\xc3\xa9");
-				    cli_json_end(j);
-			    },
-			    &rc);
+	std::string s = Doc(
+		CLI_JSON_COMPACT,
+		[](cli_json *j) {
+			cli_json_obj(j, nullptr);
+			cli_json_str(j, "nqn",
+				     "a\xff"
+				     "b");
+			cli_json_str(j, "utf8", "\xc3\xa9");
+			cli_json_end(j);
+		},
+		&rc);
 	EXPECT_EQ(0, rc);
 	EXPECT_EQ("{\"nqn\":\"a?b\",\"utf8\":\"\xc3\xa9\"}\n", s);
 }
@@ -133,55 +140,61 @@ TEST(CliJson, MisuseIsReportedAndNothingHalfPrinted)
 {
 	int rc = 0;
 	// A scalar outside any container.
-	EXPECT_EQ("", Doc(CLI_JSON_COMPACT,
+	EXPECT_EQ("",
+		  Doc(
+			  CLI_JSON_COMPACT,
 			  [](cli_json *j) { cli_json_u64(j, "n", 1); }, &rc));
 	EXPECT_EQ(-EINVAL, rc);
 	// A member of an object without a key: the rest still prints.
 	rc = 0;
-	EXPECT_EQ("{\"b\":2}\n", Doc(CLI_JSON_COMPACT,
-				     [](cli_json *j) {
-					     cli_json_obj(j, nullptr);
-					     cli_json_u64(j, nullptr, 1);
-					     cli_json_u64(j, "b", 2);
-					     cli_json_end(j);
-				     },
-				     &rc));
+	EXPECT_EQ("{\"b\":2}\n", Doc(
+					 CLI_JSON_COMPACT,
+					 [](cli_json *j) {
+						 cli_json_obj(j, nullptr);
+						 cli_json_u64(j, nullptr, 1);
+						 cli_json_u64(j, "b", 2);
+						 cli_json_end(j);
+					 },
+					 &rc));
 	EXPECT_EQ(-EINVAL, rc);
 	// Left open: not printed, freed.
 	rc = 0;
-	EXPECT_EQ("", Doc(CLI_JSON_PRETTY,
-			  [](cli_json *j) {
-				  cli_json_obj(j, nullptr);
-				  cli_json_arr(j, "a");
-				  cli_json_obj(j, nullptr);
-				  cli_json_u64(j, "n", 1);
-			  },
-			  &rc));
+	EXPECT_EQ("", Doc(
+			      CLI_JSON_PRETTY,
+			      [](cli_json *j) {
+				      cli_json_obj(j, nullptr);
+				      cli_json_arr(j, "a");
+				      cli_json_obj(j, nullptr);
+				      cli_json_u64(j, "n", 1);
+			      },
+			      &rc));
 	EXPECT_EQ(-EINVAL, rc);
 	// One close too many.
 	rc = 0;
-	Doc(CLI_JSON_COMPACT,
-	    [](cli_json *j) {
-		    cli_json_arr(j, nullptr);
-		    cli_json_end(j);
-		    cli_json_end(j);
-	    },
-	    &rc);
+	Doc(
+		CLI_JSON_COMPACT,
+		[](cli_json *j) {
+			cli_json_arr(j, nullptr);
+			cli_json_end(j);
+			cli_json_end(j);
+		},
+		&rc);
 	EXPECT_EQ(-EINVAL, rc);
 }
 
 TEST(CliJson, NestingBeyondTheLimitIsRefusedButBalanced)
 {
 	int rc = 0;
-	std::string s = Doc(CLI_JSON_COMPACT,
-			    [](cli_json *j) {
-				    for (int i = 0; i < CLI_JSON_DEPTH + 2; i++)
-					    cli_json_arr(j, nullptr);
-				    cli_json_u64(j, nullptr, 7);
-				    for (int i = 0; i < CLI_JSON_DEPTH + 2; i++)
-					    cli_json_end(j);
-			    },
-			    &rc);
+	std::string s = Doc(
+		CLI_JSON_COMPACT,
+		[](cli_json *j) {
+			for (int i = 0; i < CLI_JSON_DEPTH + 2; i++)
+				cli_json_arr(j, nullptr);
+			cli_json_u64(j, nullptr, 7);
+			for (int i = 0; i < CLI_JSON_DEPTH + 2; i++)
+				cli_json_end(j);
+		},
+		&rc);
 	EXPECT_EQ(-E2BIG, rc);
 	std::string want;
 	for (int i = 0; i < CLI_JSON_DEPTH; i++)
@@ -219,8 +232,10 @@ void Tiny(cli_json *j, const void *arg)
 
 TEST(CliJson, WriteFillsAFileAndReportsOpenFailures)
 {
-	std::string path = std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") +
-			   "/cli_json_write.json";
+	std::string path =
+		std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR")
+						  : "/tmp") +
+		"/cli_json_write.json";
 	ASSERT_EQ(0, cli_json_write(path.c_str(), CLI_JSON_COMPACT, Tiny, "x"));
 	FILE *f = fopen(path.c_str(), "r");
 	ASSERT_NE(nullptr, f);

@@ -116,11 +116,11 @@ TEST(CmOverload, RoomForTheHeadIsCapAndBudget)
 TEST(CmOverload, PayloadIsTheCallbacksWheneverThereIsOne)
 {
 	for (wcm_overload p : {WCM_OVERLOAD_DEFER, WCM_OVERLOAD_REJECT_BUSY})
-		for (int why = WCM_REFUSE_HANDSHAKES; why <= WCM_REFUSE_RESOURCES;
-		     why++)
-			EXPECT_EQ(WCM_PAYLOAD_CALLBACK,
-				  wcm_refusal_payload(p, true,
-						      (wcm_refusal)why))
+		for (int why = WCM_REFUSE_HANDSHAKES;
+		     why <= WCM_REFUSE_RESOURCES; why++)
+			EXPECT_EQ(
+				WCM_PAYLOAD_CALLBACK,
+				wcm_refusal_payload(p, true, (wcm_refusal)why))
 				<< p << " " << why;
 }
 

@@ -65,12 +65,15 @@ TEST(NvmfHostQueueSm, EveryEventInEveryState)
 {
 	for (int s = 0; s < NHQ_STATE_COUNT; s++)
 		for (int ev = 0; ev < NHQ_EV_COUNT; ev++) {
-			wnh_qtrans t = wnh_queue_next((wnh_qstate)s, (wnh_qev)ev);
+			wnh_qtrans t =
+				wnh_queue_next((wnh_qstate)s, (wnh_qev)ev);
 			Want w = Expected((wnh_qstate)s, (wnh_qev)ev);
 			EXPECT_EQ(w.next, t.next)
-				<< wnh_qstate_name((wnh_qstate)s) << " ev " << ev;
+				<< wnh_qstate_name((wnh_qstate)s) << " ev "
+				<< ev;
 			EXPECT_EQ(w.act, t.act)
-				<< wnh_qstate_name((wnh_qstate)s) << " ev " << ev;
+				<< wnh_qstate_name((wnh_qstate)s) << " ev "
+				<< ev;
 		}
 }
 
@@ -123,21 +126,19 @@ TEST(NvmfHostQueueSm, LivesAQueueHas)
 			&acts));
 	// A Connect answered just before a loss completes while the queue
 	// resets: it does not make the queue LIVE.
-	EXPECT_EQ(NHQ_RESETTING,
-		  Drive({NHQ_EV_START, NHQ_EV_ESTABLISHED, NHQ_EV_LOST,
-			 NHQ_EV_CONNECTED},
-			&acts));
+	EXPECT_EQ(NHQ_RESETTING, Drive({NHQ_EV_START, NHQ_EV_ESTABLISHED,
+					NHQ_EV_LOST, NHQ_EV_CONNECTED},
+				       &acts));
 	// Refused at the handshake: down again, no Connect sent.
-	EXPECT_EQ(NHQ_DOWN, Drive({NHQ_EV_START, NHQ_EV_LOST, NHQ_EV_GONE},
-				  &acts));
+	EXPECT_EQ(NHQ_DOWN,
+		  Drive({NHQ_EV_START, NHQ_EV_LOST, NHQ_EV_GONE}, &acts));
 	EXPECT_EQ(0u, acts & NHQ_ACT_SEND_CONNECT);
 	// wharf_connect() refused at once.
 	EXPECT_EQ(NHQ_DOWN, Drive({NHQ_EV_START, NHQ_EV_START_FAILED}, &acts));
 	// Closed while connecting: established late, then closed.
-	EXPECT_EQ(NHQ_CLOSING,
-		  Drive({NHQ_EV_START, NHQ_EV_CLOSE, NHQ_EV_ESTABLISHED,
-			 NHQ_EV_GONE},
-			&acts));
+	EXPECT_EQ(NHQ_CLOSING, Drive({NHQ_EV_START, NHQ_EV_CLOSE,
+				      NHQ_EV_ESTABLISHED, NHQ_EV_GONE},
+				     &acts));
 	EXPECT_EQ(0u, acts & NHQ_ACT_SEND_CONNECT);
 	EXPECT_EQ(0u, acts & NHQ_ACT_RESET_DONE);
 }

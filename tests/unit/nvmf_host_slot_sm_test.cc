@@ -88,15 +88,18 @@ TEST(NvmfHostSlotSm, EveryEventInEveryStateLiveAndClosing)
 	for (bool live : {true, false})
 		for (int s = 0; s < NHC_STATE_COUNT; s++)
 			for (int ev = 0; ev < NHC_EV_COUNT; ev++) {
-				wnh_slot_trans t = wnh_slot_next(
-					(wnh_slot_state)s, (wnh_slot_ev)ev, live);
+				wnh_slot_trans t =
+					wnh_slot_next((wnh_slot_state)s,
+						      (wnh_slot_ev)ev, live);
 				Want w = Expected((wnh_slot_state)s,
 						  (wnh_slot_ev)ev, live);
 				EXPECT_EQ(w.next, t.next)
-					<< wnh_slot_state_name((wnh_slot_state)s)
+					<< wnh_slot_state_name(
+						   (wnh_slot_state)s)
 					<< " ev " << ev << " live " << live;
 				EXPECT_EQ(w.act, t.act)
-					<< wnh_slot_state_name((wnh_slot_state)s)
+					<< wnh_slot_state_name(
+						   (wnh_slot_state)s)
 					<< " ev " << ev << " live " << live;
 			}
 }
@@ -108,9 +111,11 @@ TEST(NvmfHostSlotSm, ACallbackRunsOnceAndAFreeSlotIsPutOnce)
 	for (bool live : {true, false})
 		for (int s = 0; s < NHC_STATE_COUNT; s++)
 			for (int ev = 0; ev < NHC_EV_COUNT; ev++) {
-				wnh_slot_trans t = wnh_slot_next(
-					(wnh_slot_state)s, (wnh_slot_ev)ev, live);
-				bool to_free = t.next == NHC_FREE && s != NHC_FREE;
+				wnh_slot_trans t =
+					wnh_slot_next((wnh_slot_state)s,
+						      (wnh_slot_ev)ev, live);
+				bool to_free =
+					t.next == NHC_FREE && s != NHC_FREE;
 				EXPECT_EQ(to_free, (t.act & PUT) != 0)
 					<< s << " " << ev;
 				// A callback is owed only before ORPHAN/FREE.
@@ -136,7 +141,7 @@ TEST(NvmfHostSlotSm, TheAnswerTravelsWithTheSlot)
 
 // Runs @evs from FREE; returns the final state and ORs the actions.
 wnh_slot_state Drive(std::initializer_list<std::pair<wnh_slot_ev, bool>> evs,
-		   unsigned *acts, unsigned *callbacks)
+		     unsigned *acts, unsigned *callbacks)
 {
 	wnh_slot_state s = NHC_FREE;
 	*acts = 0;
@@ -155,57 +160,57 @@ TEST(NvmfHostSlotSm, LivesACommandHas)
 	unsigned acts, cbs;
 	// Response after the SEND's completion, or before it.
 	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				 {NHC_EV_POST, true},
-				 {NHC_EV_SEND_DONE, true},
-				 {NHC_EV_RESPONSE, true}},
-				&acts, &cbs));
+				   {NHC_EV_POST, true},
+				   {NHC_EV_SEND_DONE, true},
+				   {NHC_EV_RESPONSE, true}},
+				  &acts, &cbs));
 	EXPECT_EQ(1u, cbs);
 	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				 {NHC_EV_POST, true},
-				 {NHC_EV_RESPONSE, true},
-				 {NHC_EV_SEND_DONE, true}},
-				&acts, &cbs));
+				   {NHC_EV_POST, true},
+				   {NHC_EV_RESPONSE, true},
+				   {NHC_EV_SEND_DONE, true}},
+				  &acts, &cbs));
 	EXPECT_EQ(1u, cbs);
 	// A loss before any answer: held, posted again, then completes.
 	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				 {NHC_EV_POST, true},
-				 {NHC_EV_SEND_DONE, false},
-				 {NHC_EV_GONE, false},
-				 {NHC_EV_POST, true},
-				 {NHC_EV_SEND_DONE, true},
-				 {NHC_EV_RESPONSE, true}},
-				&acts, &cbs));
+				   {NHC_EV_POST, true},
+				   {NHC_EV_SEND_DONE, false},
+				   {NHC_EV_GONE, false},
+				   {NHC_EV_POST, true},
+				   {NHC_EV_SEND_DONE, true},
+				   {NHC_EV_RESPONSE, true}},
+				  &acts, &cbs));
 	EXPECT_EQ(1u, cbs);
 	// Answered while the connection closes: completed at GONE, never
 	// resent.
 	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				 {NHC_EV_POST, true},
-				 {NHC_EV_SEND_DONE, true},
-				 {NHC_EV_RESPONSE, false},
-				 {NHC_EV_GONE, false}},
-				&acts, &cbs));
+				   {NHC_EV_POST, true},
+				   {NHC_EV_SEND_DONE, true},
+				   {NHC_EV_RESPONSE, false},
+				   {NHC_EV_GONE, false}},
+				  &acts, &cbs));
 	EXPECT_EQ(1u, cbs);
 	// An internal command timed out: its callback now, its slot only
 	// once the connection is gone; a late response is ignored.
 	EXPECT_EQ(NHC_ORPHAN, Drive({{NHC_EV_SUBMIT, true},
-				   {NHC_EV_POST, true},
-				   {NHC_EV_FAIL, true},
-				   {NHC_EV_RESPONSE, false},
-				   {NHC_EV_SEND_DONE, false}},
-				  &acts, &cbs));
+				     {NHC_EV_POST, true},
+				     {NHC_EV_FAIL, true},
+				     {NHC_EV_RESPONSE, false},
+				     {NHC_EV_SEND_DONE, false}},
+				    &acts, &cbs));
 	EXPECT_EQ(1u, cbs);
 	EXPECT_EQ(0u, acts & PUT);
 	// A duplicate response on a live queue is a protocol error.
 	Drive({{NHC_EV_SUBMIT, true},
-	     {NHC_EV_POST, true},
-	     {NHC_EV_RESPONSE, true},
-	     {NHC_EV_RESPONSE, true}},
-	    &acts, &cbs);
+	       {NHC_EV_POST, true},
+	       {NHC_EV_RESPONSE, true},
+	       {NHC_EV_RESPONSE, true}},
+	      &acts, &cbs);
 	EXPECT_NE(0u, acts & BAD);
 	// A first post that fails: the slot returns unused, no callback.
 	EXPECT_EQ(NHC_FREE,
 		  Drive({{NHC_EV_SUBMIT, true}, {NHC_EV_CANCEL, true}}, &acts,
-		      &cbs));
+			&cbs));
 	EXPECT_EQ(0u, cbs);
 }
 
