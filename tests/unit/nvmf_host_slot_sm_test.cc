@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <utility>
+#include <vector>
 
 extern "C" {
 #include "nvmf_host/slot_sm.h"
@@ -139,79 +140,90 @@ TEST(NvmfHostSlotSm, TheAnswerTravelsWithTheSlot)
 	EXPECT_FALSE(wnh_slot_answered(NHC_FREE, NHC_EV_RESPONSE));
 }
 
-// Runs @evs from FREE; returns the final state and ORs the actions.
-wnh_slot_state Drive(std::initializer_list<std::pair<wnh_slot_ev, bool>> evs,
-		     unsigned *acts, unsigned *callbacks)
-{
-	wnh_slot_state s = NHC_FREE;
-	*acts = 0;
-	*callbacks = 0;
-	for (auto [ev, live] : evs) {
-		wnh_slot_trans t = wnh_slot_next(s, ev, live);
-		*acts |= t.act;
-		*callbacks += (t.act & CB) != 0;
-		s = t.next;
-	}
-	return s;
-}
+// One life of a command: events (with the queue's liveness) from FREE,
+// the state it ends in, how many callbacks ran, actions it must not see.
+struct Life {
+	const char *what;
+	std::vector<std::pair<wnh_slot_ev, bool>> evs;
+	wnh_slot_state end;
+	unsigned callbacks;
+	unsigned never; // action bits that must not occur
+};
+
+constexpr bool L = true, C = false; // live, closing
 
 TEST(NvmfHostSlotSm, LivesACommandHas)
 {
-	unsigned acts, cbs;
-	// Response after the SEND's completion, or before it.
-	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				   {NHC_EV_POST, true},
-				   {NHC_EV_SEND_DONE, true},
-				   {NHC_EV_RESPONSE, true}},
-				  &acts, &cbs));
-	EXPECT_EQ(1u, cbs);
-	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				   {NHC_EV_POST, true},
-				   {NHC_EV_RESPONSE, true},
-				   {NHC_EV_SEND_DONE, true}},
-				  &acts, &cbs));
-	EXPECT_EQ(1u, cbs);
-	// A loss before any answer: held, posted again, then completes.
-	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				   {NHC_EV_POST, true},
-				   {NHC_EV_SEND_DONE, false},
-				   {NHC_EV_GONE, false},
-				   {NHC_EV_POST, true},
-				   {NHC_EV_SEND_DONE, true},
-				   {NHC_EV_RESPONSE, true}},
-				  &acts, &cbs));
-	EXPECT_EQ(1u, cbs);
-	// Answered while the connection closes: completed at GONE, never
-	// resent.
-	EXPECT_EQ(NHC_FREE, Drive({{NHC_EV_SUBMIT, true},
-				   {NHC_EV_POST, true},
-				   {NHC_EV_SEND_DONE, true},
-				   {NHC_EV_RESPONSE, false},
-				   {NHC_EV_GONE, false}},
-				  &acts, &cbs));
-	EXPECT_EQ(1u, cbs);
-	// An internal command timed out: its callback now, its slot only
-	// once the connection is gone; a late response is ignored.
-	EXPECT_EQ(NHC_ORPHAN, Drive({{NHC_EV_SUBMIT, true},
-				     {NHC_EV_POST, true},
-				     {NHC_EV_FAIL, true},
-				     {NHC_EV_RESPONSE, false},
-				     {NHC_EV_SEND_DONE, false}},
-				    &acts, &cbs));
-	EXPECT_EQ(1u, cbs);
-	EXPECT_EQ(0u, acts & PUT);
+	const Life lives[] = {
+		{"response after the SEND's completion",
+		 {{NHC_EV_SUBMIT, L},
+		  {NHC_EV_POST, L},
+		  {NHC_EV_SEND_DONE, L},
+		  {NHC_EV_RESPONSE, L}},
+		 NHC_FREE,
+		 1,
+		 BAD},
+		{"response before the SEND's completion",
+		 {{NHC_EV_SUBMIT, L},
+		  {NHC_EV_POST, L},
+		  {NHC_EV_RESPONSE, L},
+		  {NHC_EV_SEND_DONE, L}},
+		 NHC_FREE,
+		 1,
+		 BAD},
+		{"lost unanswered: held, posted again, completes",
+		 {{NHC_EV_SUBMIT, L},
+		  {NHC_EV_POST, L},
+		  {NHC_EV_SEND_DONE, C},
+		  {NHC_EV_GONE, C},
+		  {NHC_EV_POST, L},
+		  {NHC_EV_SEND_DONE, L},
+		  {NHC_EV_RESPONSE, L}},
+		 NHC_FREE,
+		 1,
+		 BAD},
+		{"answered while closing: completed at GONE, never resent",
+		 {{NHC_EV_SUBMIT, L},
+		  {NHC_EV_POST, L},
+		  {NHC_EV_SEND_DONE, L},
+		  {NHC_EV_RESPONSE, C},
+		  {NHC_EV_GONE, C}},
+		 NHC_FREE,
+		 1,
+		 BAD},
+		{"timed out: callback now, slot kept until GONE",
+		 {{NHC_EV_SUBMIT, L},
+		  {NHC_EV_POST, L},
+		  {NHC_EV_FAIL, L},
+		  {NHC_EV_RESPONSE, C},
+		  {NHC_EV_SEND_DONE, C}},
+		 NHC_ORPHAN,
+		 1,
+		 PUT | BAD},
+		{"first post failed: unused, no callback",
+		 {{NHC_EV_SUBMIT, L}, {NHC_EV_CANCEL, L}},
+		 NHC_FREE,
+		 0,
+		 CB | BAD},
+	};
+	for (const Life &l : lives) {
+		wnh_slot_state s = NHC_FREE;
+		unsigned acts = 0, cbs = 0;
+		for (auto [ev, live] : l.evs) {
+			wnh_slot_trans t = wnh_slot_next(s, ev, live);
+			acts |= t.act;
+			cbs += (t.act & CB) != 0;
+			s = t.next;
+		}
+		EXPECT_EQ(l.end, s) << l.what;
+		EXPECT_EQ(l.callbacks, cbs) << l.what;
+		EXPECT_EQ(0u, acts & l.never) << l.what;
+	}
 	// A duplicate response on a live queue is a protocol error.
-	Drive({{NHC_EV_SUBMIT, true},
-	       {NHC_EV_POST, true},
-	       {NHC_EV_RESPONSE, true},
-	       {NHC_EV_RESPONSE, true}},
-	      &acts, &cbs);
-	EXPECT_NE(0u, acts & BAD);
-	// A first post that fails: the slot returns unused, no callback.
-	EXPECT_EQ(NHC_FREE,
-		  Drive({{NHC_EV_SUBMIT, true}, {NHC_EV_CANCEL, true}}, &acts,
-			&cbs));
-	EXPECT_EQ(0u, cbs);
+	wnh_slot_state s = NHC_FREE;
+	for (wnh_slot_ev ev : {NHC_EV_SUBMIT, NHC_EV_POST, NHC_EV_RESPONSE})
+		s = wnh_slot_next(s, ev, L).next;
+	EXPECT_EQ(BAD, wnh_slot_next(s, NHC_EV_RESPONSE, L).act);
 }
 
 } // namespace
