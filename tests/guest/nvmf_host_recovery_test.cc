@@ -128,6 +128,19 @@ class NvmfHostRecovery : public ::testing::Test
 		ASSERT_TRUE(Poll([&] { return !tgt_.Alive(); }));
 	}
 
+	// Kills the target with commands certainly outstanding: stopped
+	// first, it answers nothing more, and every command the host sends
+	// in the next half second (at least the ones it sends again for the
+	// answers that were on the wire) is still unanswered at the kill.
+	void FreezeAndKillTarget()
+	{
+		pid_t pid = tgt_.Pid();
+		ASSERT_GT(pid, 0);
+		ASSERT_EQ(0, kill(pid, SIGSTOP));
+		std::this_thread::sleep_for(std::chrono::milliseconds(500));
+		KillTarget();
+	}
+
 	int Connect(uint16_t port, const char *sub, unsigned queues,
 		    uint32_t ctrl_loss_tmo_ms, States *st, std::string *err,
 		    wharf_nvmf_host **out,
@@ -198,12 +211,17 @@ void NvmfHostRecovery::PerfThroughRestart(const std::string &opts)
 				opts,
 			&out, 150);
 	});
-	// Writes are flowing once the target counts both I/O queues ...
+	// Writes are flowing once the target counts both I/O queues and has
+	// answered 50 more commands ...
 	bool flowing = Poll([&] { return tgt_.Stats()["queues"] >= 3; });
 	EXPECT_TRUE(flowing);
-	std::this_thread::sleep_for(std::chrono::seconds(2));
-	// ... then the target dies mid-run and comes back 1.5 s later.
-	KillTarget();
+	uint64_t answered = tgt_.Stats()["responses"];
+	flowing = Poll(
+		[&] { return tgt_.Stats()["responses"] >= answered + 50; });
+	EXPECT_TRUE(flowing);
+	// ... then the target dies mid-run, with writes outstanding, and
+	// comes back 1.5 s later.
+	FreezeAndKillTarget();
 	std::this_thread::sleep_for(std::chrono::milliseconds(1500));
 	ASSERT_TRUE(tgt_.Start("nvmf_host_recovery", TgtConfig()));
 	run.join();
