@@ -741,29 +741,23 @@ static int on_recv(struct wharf_conn *conn, void *buf,
 		return 0;
 	rc = wnh_rsp_parse(buf, rx->len, q->entries, &rsp);
 	s = rc ? NULL : &q->slots[rsp.cid];
-	if (q->state == NHQ_RESETTING) {
-		/* The connection closes: a completion still arriving is the
-		 * command's answer (reset_done completes it, never resends
-		 * it), as Linux completes what it reaps while draining. */
-		if (s && (s->state == NHC_POSTED || s->state == NHC_SENT)) {
-			s->rsp = rsp;
-			slot_feed(q, s, NHC_EV_RESPONSE, false, 0);
-		}
+	if (q->state != NHQ_RESETTING && !alive(q))
 		return 0;
-	}
-	if (!alive(q))
-		return 0;
+	/* A response for a waiting command is its answer.  While the
+	 * connection closes (not alive) the slot table keeps it for
+	 * reset_done, which completes it and never resends it, as Linux
+	 * completes what it reaps while draining; a stray one is ignored. */
 	if (s && (s->state == NHC_POSTED || s->state == NHC_SENT))
 		s->rsp = rsp;
-	if (!s || !slot_feed(q, s, NHC_EV_RESPONSE, true, 0)) {
-		cnt_inc(&q->n.bad_responses);
-		wnh_fail(q->h, -EPROTO, "queue %u: bad response (%u bytes): %s",
-			 q->qid, rx->len,
-			 rc == -EMSGSIZE ? "shorter than a completion"
-			 : rc		 ? "command id out of range"
-					 : "command id not outstanding");
-		queue_lost(q, -EPROTO);
-	}
+	if ((s && slot_feed(q, s, NHC_EV_RESPONSE, alive(q), 0)) || !alive(q))
+		return 0;
+	cnt_inc(&q->n.bad_responses);
+	wnh_fail(q->h, -EPROTO, "queue %u: bad response (%u bytes): %s", q->qid,
+		 rx->len,
+		 rc == -EMSGSIZE ? "shorter than a completion"
+		 : rc		 ? "command id out of range"
+				 : "command id not outstanding");
+	queue_lost(q, -EPROTO);
 	return 0;
 }
 
