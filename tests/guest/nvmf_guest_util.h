@@ -121,6 +121,7 @@ class Tgt
 		// Emptied here, not only in the child: a restart under the
 		// same name must not find the last run's "listening on".
 		std::ofstream(log_, std::ios::trunc).close();
+		killed_ = false;
 		pid_ = fork();
 		if (pid_ < 0)
 			return ::testing::AssertionFailure() << "fork";
@@ -158,6 +159,31 @@ class Tgt
 	pid_t Pid() const
 	{
 		return pid_;
+	}
+
+	// Sends @sig (a test's own kill: not a death to report).
+	bool Kill(int sig)
+	{
+		if (pid_ <= 0 || kill(pid_, sig))
+			return false;
+		killed_ |= sig == SIGKILL || sig == SIGTERM;
+		return true;
+	}
+
+	// Exited or died although nobody killed or stopped it: its status
+	// and log, else "".
+	std::string UnexpectedDeath()
+	{
+		if (Alive() || killed_ || status_ == -1)
+			return "";
+		std::ostringstream m;
+		if (WIFSIGNALED(status_))
+			m << "wharf-nvmf-tgt killed by signal "
+			  << WTERMSIG(status_);
+		else
+			m << "wharf-nvmf-tgt exited with status "
+			  << WEXITSTATUS(status_);
+		return m.str() + " (nobody stopped it); its log:\n" + Log();
 	}
 
 	bool Alive()
@@ -221,7 +247,7 @@ class Tgt
 			return ::testing::AssertionFailure()
 			       << "target died: status " << status_ << "\n"
 			       << Log();
-		kill(pid_, SIGTERM);
+		Kill(SIGTERM);
 		if (!Poll([&] { return !Alive(); }))
 			return ::testing::AssertionFailure()
 			       << "target did not exit on SIGTERM";
@@ -248,6 +274,7 @@ class Tgt
 
 	pid_t pid_ = -1;
 	int status_ = -1;
+	bool killed_ = false; /* by the test: Kill(), Stop() */
 	std::string conf_, log_;
 };
 

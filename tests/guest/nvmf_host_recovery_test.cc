@@ -111,6 +111,10 @@ class NvmfHostRecovery : public ::testing::Test
 
 	void TearDown() override
 	{
+		// A target that died on its own is a failure of its own, with
+		// the reason (a crash shows as a signal).
+		std::string death = tgt_.UnexpectedDeath();
+		EXPECT_TRUE(death.empty()) << death;
 		if (tgt_.Alive()) {
 			EXPECT_TRUE(tgt_.Stop());
 		}
@@ -123,8 +127,8 @@ class NvmfHostRecovery : public ::testing::Test
 	void KillTarget()
 	{
 		pid_t pid = tgt_.Pid();
-		ASSERT_GT(pid, 0);
-		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_GT(pid, 0) << tgt_.UnexpectedDeath();
+		ASSERT_TRUE(tgt_.Kill(SIGKILL));
 		ASSERT_TRUE(Poll([&] { return !tgt_.Alive(); }));
 	}
 
@@ -135,8 +139,8 @@ class NvmfHostRecovery : public ::testing::Test
 	void FreezeAndKillTarget()
 	{
 		pid_t pid = tgt_.Pid();
-		ASSERT_GT(pid, 0);
-		ASSERT_EQ(0, kill(pid, SIGSTOP));
+		ASSERT_GT(pid, 0) << tgt_.UnexpectedDeath();
+		ASSERT_TRUE(tgt_.Kill(SIGSTOP));
 		std::this_thread::sleep_for(std::chrono::milliseconds(500));
 		KillTarget();
 	}
