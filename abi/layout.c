@@ -303,7 +303,7 @@ _Static_assert(offsetof(struct wharf_connect_opts, busy_retry_base_ms) == 140,
 _Static_assert(offsetof(struct wharf_connect_opts, busy_retry_cap_ms) == 144,
 	       "struct wharf_connect_opts: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_ctx_opts) == 80,
+_Static_assert(sizeof(struct wharf_ctx_opts) == 88,
 	       "struct wharf_ctx_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_ctx_opts, size) == 0,
 	       "struct wharf_ctx_opts: ./wharf abi --update");
@@ -328,6 +328,8 @@ _Static_assert(offsetof(struct wharf_ctx_opts, log_level) == 56,
 _Static_assert(offsetof(struct wharf_ctx_opts, log_fn) == 64,
 	       "struct wharf_ctx_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_ctx_opts, log_arg) == 72,
+	       "struct wharf_ctx_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_ctx_opts, lane_depth) == 80,
 	       "struct wharf_ctx_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_listen_opts) == 152,
@@ -788,7 +790,7 @@ _Static_assert(offsetof(struct wharf_qp_res_stats, srq_grows) == 224,
 _Static_assert(offsetof(struct wharf_qp_res_stats, send_cqs) == 232,
 	       "struct wharf_qp_res_stats: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_shard_stats) == 88,
+_Static_assert(sizeof(struct wharf_shard_stats) == 96,
 	       "struct wharf_shard_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_shard_stats, size) == 0,
 	       "struct wharf_shard_stats: ./wharf abi --update");
@@ -811,6 +813,8 @@ _Static_assert(offsetof(struct wharf_shard_stats, poller_work) == 64,
 _Static_assert(offsetof(struct wharf_shard_stats, timers_armed) == 72,
 	       "struct wharf_shard_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_shard_stats, watches) == 80,
+	       "struct wharf_shard_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_shard_stats, lanes) == 88,
 	       "struct wharf_shard_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_wr) == 112,

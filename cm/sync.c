@@ -43,6 +43,11 @@ int wcm_sync_wait(struct wcm_sync *s)
 {
 	int err;
 
+	/*
+	 * On a shard (wharf_listen() from another shard's callback), what it
+	 * sent would otherwise wait for the end of its loop iteration.
+	 */
+	wharf_shard_flush();
 	pthread_mutex_lock(&s->lock);
 	while (s->pending)
 		pthread_cond_wait(&s->cond, &s->lock);

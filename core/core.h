@@ -6,7 +6,10 @@
  * object (connection, timer, watched fd) belongs to exactly one shard and is
  * only touched by that shard's thread.  Other threads talk to a shard by
  * sending it messages (wharf_shard_send), so nothing on the data path takes
- * a lock.
+ * a lock.  A shard sending to another shard, and an application thread that
+ * registered a wharf_sender, each have a ring of their own to every shard
+ * (a lane): senders never contend with each other, and a shard's messages
+ * are published in one batch per loop iteration.
  *
  * Each loop iteration a shard runs, within a budget: queued messages, due
  * timers, its pollers, and the callbacks of ready file descriptors (CM event
@@ -124,6 +127,13 @@ struct wharf_ctx_opts {
 	wharf_log_fn log_fn;
 	/** Passed to @log_fn. */
 	void *log_arg;
+	/**
+	 * Message slots of each lane (one per sending shard or wharf_sender
+	 * and receiving shard, allocated on the first message), a power of
+	 * two in 2 .. 2^24; 0 = 1024.  A full lane makes the send fail with
+	 * -EAGAIN.
+	 */
+	unsigned lane_depth;
 };
 
 /**
@@ -167,8 +177,8 @@ int wharf_ctx_create(const struct wharf_ctx_opts *opts, struct wharf_ctx **out);
  * Objects that other modules left in the shard arenas are reported at
  * WHARF_LOG_ERROR.
  *
- * Return: 0, or -EDEADLK when called from one of @ctx's shard callbacks
- * (nothing is done).
+ * Return: 0; -EDEADLK when called from one of @ctx's shard callbacks, or
+ * -EBUSY while a wharf_sender of @ctx is not destroyed (nothing is done).
  * Context: any thread that is not inside a callback of @ctx; application
  * threads must have stopped sending to @ctx and polling it.  Blocks until
  * the shard threads exit.  The caller must not be an online QSBR reader
@@ -258,18 +268,108 @@ typedef void (*wharf_msg_fn)(struct wharf_shard *shard, void *arg);
  * @arg: passed to @fn; ownership passes with the message.
  *
  * Messages from one sending thread to one shard run in the order sent.
- * The queue is bounded (wharf_ctx_opts.queue_depth): when it is full the call
- * fails with -EAGAIN, nothing is queued, and the shard's send_full counter
- * is incremented; the sender should retry later (or drop).  Sending to the
+ * From a callback of a shard of the same threaded context, the message
+ * goes on the sending shard's own lane to @shard (wharf_ctx_opts.lane_depth slots) and
+ * is published when the callback's loop iteration ends, with everything
+ * else the iteration sent (or at wharf_shard_flush()).  From any other
+ * thread it goes on @shard's shared queue (wharf_ctx_opts.queue_depth
+ * slots) at once; wharf_sender_send() is the per-thread lane.  A full lane
+ * or queue makes the call fail with -EAGAIN: nothing is queued, what the
+ * caller's lane held is published, and the shard's send_full counter is
+ * incremented; the sender should retry later (or drop).  Sending to the
  * current shard is allowed; the message runs on a later iteration.
  *
- * Return: 0; -EAGAIN when the queue is full; -ESHUTDOWN once
- * wharf_ctx_destroy() has started; -EINVAL for NULL @shard or @fn.
+ * Return: 0; -EAGAIN when the lane or queue is full; -ESHUTDOWN once
+ * wharf_ctx_destroy() has started; -EINVAL for NULL @shard or @fn; -ENOMEM
+ * when the first message from a shard to @shard cannot get its lane.
  * Context: any thread, including shard callbacks; non-blocking (one eventfd
- * write when the shard is asleep).  No RCU rule; the RCU read-side section
- * of a sending callback does not extend to @fn.
+ * write when the shard is asleep; the first message on a lane allocates
+ * it).  No RCU rule; the RCU read-side section of a sending callback does
+ * not extend to @fn.
  */
 int wharf_shard_send(struct wharf_shard *shard, wharf_msg_fn fn, void *arg);
+
+/**
+ * wharf_shard_flush - publish now what the calling shard callback has sent
+ * to other shards of its context (wharf_shard_send() otherwise publishes
+ * it when the loop iteration ends).  For the rare callback that must wait
+ * for an answer before it returns.
+ * Context: a shard callback; elsewhere it does nothing.  Non-blocking (an
+ * eventfd write per receiver that is asleep).  No RCU rule.
+ */
+void wharf_shard_flush(void);
+
+/* ------------------------------------------------------------------------ */
+/* Registered senders                                                        */
+/* ------------------------------------------------------------------------ */
+
+/** An application thread's lanes to every shard of a context. */
+struct wharf_sender;
+
+/** wharf_sender_send() flag: more follow; publish with a later send. */
+#define WHARF_SEND_MORE 0x1u
+
+/**
+ * wharf_sender_create - register a sender: lanes of its own to the shards
+ * of @ctx, so that its messages never contend with other senders' (no
+ * read-modify-write shared with them per message).
+ * @out: receives the sender, owned by the caller (wharf_sender_destroy()),
+ * to be used by one thread at a time.
+ *
+ * Lanes are allocated on the first message to each shard.  Messages sent
+ * through a sender and through wharf_shard_send() from the same thread
+ * are not ordered with each other.
+ *
+ * Return: 0; -EINVAL for NULL arguments; -ESHUTDOWN once
+ * wharf_ctx_destroy() has started; -ENOMEM.
+ * Context: any thread that is not a shard callback of @ctx (shards have
+ * lanes of their own); non-blocking.  No RCU rule.
+ */
+int wharf_sender_create(struct wharf_ctx *ctx, struct wharf_sender **out);
+
+/**
+ * wharf_sender_send - queue a message for @shard on @s's lane to it.
+ * @s: the sender.
+ * @shard: a shard of the sender's context.
+ * @fn: function to run on @shard's thread, as for wharf_shard_send().
+ * @arg: passed to @fn; ownership passes with the message.
+ * @flags: 0 publishes this message and every one held before it (on every
+ * lane of @s); WHARF_SEND_MORE holds it for a later send without the flag
+ * or wharf_sender_flush(): one publishing store per lane per batch.
+ *
+ * Messages sent through @s to one shard run in the order sent.  When the
+ * lane is full the call fails with -EAGAIN: nothing is queued, the lane's
+ * held messages are published, and @shard's send_full counter counts it.
+ *
+ * Return: 0; -EAGAIN when the lane is full; -ESHUTDOWN once
+ * wharf_ctx_destroy() has started; -EINVAL for NULL arguments, a shard of
+ * another context or an unknown flag; -ENOMEM when the first message to
+ * @shard cannot get its lane.
+ * Context: the thread using @s; non-blocking (one eventfd write per batch
+ * when @shard is asleep).  No RCU rule.
+ */
+int wharf_sender_send(struct wharf_sender *s, struct wharf_shard *shard,
+		      wharf_msg_fn fn, void *arg, unsigned flags);
+
+/**
+ * wharf_sender_flush - publish every message @s holds (WHARF_SEND_MORE).
+ * Return: 0, or -EINVAL for NULL @s.
+ * Context: the thread using @s; non-blocking.  No RCU rule.
+ */
+int wharf_sender_flush(struct wharf_sender *s);
+
+/**
+ * wharf_sender_destroy - publish what @s holds and unregister it.
+ * @s: sender or NULL.
+ *
+ * Every message sent through @s still runs; each shard frees its lane from
+ * @s once it has run the last of them.  Must come before
+ * wharf_ctx_destroy() of the sender's context.
+ *
+ * Return: 0.
+ * Context: the thread using @s; non-blocking.  No RCU rule.
+ */
+int wharf_sender_destroy(struct wharf_sender *s);
 
 /**
  * wharf_shard_poll - app-driven mode: run one round of @shard's work.
@@ -284,7 +384,9 @@ int wharf_shard_send(struct wharf_shard *shard, wharf_msg_fn fn, void *arg);
  * application.  When the call returns with work still pending (budget
  * exhausted), wharf_shard_fd() is readable; otherwise it becomes readable
  * when a message or fd event arrives.  Timers do not make it readable: wait
- * at most wharf_shard_timeout_ms().
+ * at most wharf_shard_timeout_ms().  Before an idle return the pollers'
+ * arm hooks run, as before a threaded shard blocks, so that what they arm
+ * (a CQ's notification, say) makes the fd readable too.
  *
  * Return: number of items handled (0 when idle); -EINVAL for a context with
  * threads or budget 0; -EBUSY when another thread is polling @shard or the
@@ -486,6 +588,8 @@ struct wharf_shard_stats {
 	uint64_t timers_armed;
 	/** Gauge: fds watched now. */
 	uint64_t watches;
+	/** Gauge: lanes this shard receives on now. */
+	uint64_t lanes;
 };
 
 /**

@@ -3,7 +3,7 @@
  * start-up and the shutdown protocol.
  *
  * Shutdown: `closing` makes every later send fail; each shard thread, told
- * to stop, runs what is left in its ring and exits.  A shard may still have
+ * to stop, runs what is left in its ring and lanes and exits.  A shard may still have
  * accepted a message from another shard after its last drain, so once every
  * thread is joined the destroying thread drains each ring one final time:
  * every accepted message runs exactly once.
@@ -19,6 +19,7 @@
 
 #define DEFAULT_QUEUE_DEPTH 4096
 #define MAX_QUEUE_DEPTH	    (1u << 24)
+#define DEFAULT_LANE_DEPTH  1024
 #define DEFAULT_SPIN_US	    50
 
 void wharf_ctx_opts_init(struct wharf_ctx_opts *opts)
@@ -35,6 +36,11 @@ static int check_opts(struct wharf_ctx_opts *opts)
 
 	if (!depth)
 		opts->queue_depth = depth = DEFAULT_QUEUE_DEPTH;
+	if (depth < 2 || depth > MAX_QUEUE_DEPTH || (depth & (depth - 1)))
+		return -EINVAL;
+	depth = opts->lane_depth;
+	if (!depth)
+		opts->lane_depth = depth = DEFAULT_LANE_DEPTH;
 	if (depth < 2 || depth > MAX_QUEUE_DEPTH || (depth & (depth - 1)))
 		return -EINVAL;
 	if (!opts->adaptive_spin_us)
@@ -128,17 +134,22 @@ static int shard_create(struct wharf_ctx *ctx, unsigned index, int cpu)
 		return -ENOMEM;
 	}
 	wcore_ring_init(&shard->ring, slots, ctx->opts.queue_depth);
+	atomic_init(&shard->adopt, NULL);
 	shard->ctx = ctx;
 	shard->index = index;
 	shard->cpu = cpu;
 	shard->node = node;
 	shard->arena = arena;
 	shard->state = WHARF_SHARD_NEW;
+	shard->epfd = -1;
 	shard->evfd = -1;
 	wcore_heap_init(&shard->timers);
 	wcore_list_init(&shard->timer_list);
 	ctx->shards[index] = shard;
 
+	err = wcore_outbox_init(&shard->out, ctx->nshards);
+	if (err)
+		return err;
 	shard->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (shard->epfd < 0)
 		return -errno;
@@ -158,6 +169,7 @@ static void shard_free(struct wharf_shard *shard)
 
 	wcore_shard_free_timers(shard);
 	wcore_shard_free_watches(shard);
+	wcore_shard_free_lanes(shard);
 	if (shard->evfd >= 0)
 		close(shard->evfd);
 	if (shard->epfd >= 0)
@@ -284,6 +296,13 @@ int wharf_ctx_destroy(struct wharf_ctx *ctx)
 		return 0;
 	if (current && current->ctx == ctx)
 		return -EDEADLK;
+	if (atomic_load_explicit(&ctx->senders, memory_order_acquire)) {
+		wharf_ctx_log(ctx, WHARF_LOG_ERROR,
+			      "destroy refused: %u senders still registered",
+			      atomic_load_explicit(&ctx->senders,
+						   memory_order_relaxed));
+		return -EBUSY;
+	}
 	atomic_store_explicit(&ctx->closing, true, memory_order_seq_cst);
 	if (!ctx->opts.app_driven)
 		stop_and_join(ctx);

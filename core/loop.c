@@ -12,6 +12,9 @@
  *   ADAPTIVE  blocks after adaptive_spin_us without work;
  *   EVENT     blocks as soon as an iteration finds no work.
  *
+ * What the iteration sent to other shards is published at its end, one
+ * store per lane (msg.c).
+ *
  * Blocking (shard_sleep) announces `sleeping` to senders (see msg.c), arms
  * the pollers and waits in epoll_wait until the next timer, offline for
  * RCU.  App-driven shards run the same iteration from wharf_shard_poll().
@@ -100,6 +103,8 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
 		work += wcore_shard_run_timers(shard, budget);
 	work += wcore_shard_run_msgs(shard, budget);
 	work += wcore_shard_run_pollers(shard);
+	/* What this pass sent to other shards, one publish per lane. */
+	wcore_outbox_flush(&shard->out);
 	wcore_shard_sweep(shard);
 	wcore_count(&shard->stats.loops, 1);
 	return work;
@@ -107,13 +112,26 @@ static unsigned shard_iterate(struct wharf_shard *shard, unsigned budget,
 
 /*
  * Announces `sleeping`, then re-checks the ring for any claimed position
- * (the protocol is in msg.c).  Returns true when the caller may block.
+ * and the lanes for any published message (the protocol is in msg.c).
+ * Returns true when the caller may block.
  */
 static bool shard_prepare_sleep(struct wharf_shard *shard)
 {
 	atomic_store_explicit(&shard->sleeping, 1, memory_order_seq_cst);
-	return !wcore_ring_pending(&shard->ring) &&
+	return !wcore_shard_msgs_pending(shard) &&
 	       !atomic_load_explicit(&shard->stop, memory_order_acquire);
+}
+
+/*
+ * Arms the pollers (e.g. a CQ's notification) and publishes what their
+ * hooks sent; true when one of them found work.
+ */
+static bool shard_arm(struct wharf_shard *shard)
+{
+	bool work = wcore_shard_arm_pollers(shard);
+
+	wcore_outbox_flush(&shard->out);
+	return work;
 }
 
 static void shard_sleep(struct wharf_shard *shard)
@@ -121,7 +139,7 @@ static void shard_sleep(struct wharf_shard *shard)
 	struct epoll_event ev[WHARF_EPOLL_BATCH];
 	int n;
 
-	if (!shard_prepare_sleep(shard) || wcore_shard_arm_pollers(shard)) {
+	if (!shard_prepare_sleep(shard) || shard_arm(shard)) {
 		atomic_store_explicit(&shard->sleeping, 0,
 				      memory_order_relaxed);
 		/* A sender between claim and publish: give it the CPU. */
@@ -139,6 +157,7 @@ static void shard_sleep(struct wharf_shard *shard)
 	if (n > 0) {
 		shard->now_ns = wharf_now_ns();
 		wcore_shard_dispatch_fds(shard, ev, n);
+		wcore_outbox_flush(&shard->out);
 		wcore_shard_sweep(shard);
 	}
 }
@@ -184,8 +203,10 @@ static void shard_loop(struct wharf_shard *shard)
 		}
 	}
 	/* Stopping: senders now get -ESHUTDOWN; run what they queued. */
+	wcore_outbox_flush(&shard->out);
 	while (wcore_shard_run_msgs(shard, WHARF_LOOP_BUDGET))
 		urcu_qsbr_quiescent_state();
+	wcore_outbox_flush(&shard->out);
 	wcore_shard_sweep(shard);
 }
 
@@ -275,8 +296,11 @@ int wharf_shard_poll(struct wharf_shard *shard, unsigned budget)
 	work = shard_iterate(shard, budget, true);
 	urcu_qsbr_quiescent_state();
 
-	/* Leave the fd readable if work remains, else arm the wake-up. */
-	if (!shard_prepare_sleep(shard) || work >= budget)
+	/*
+	 * Leave the fd readable if work remains, else arm the wake-ups: the
+	 * messages', and the pollers' (their arm hooks, as before blocking).
+	 */
+	if (work >= budget || !shard_prepare_sleep(shard) || shard_arm(shard))
 		wcore_shard_kick(shard);
 	tls_current = NULL;
 	urcu_qsbr_thread_offline();

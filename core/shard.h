@@ -17,6 +17,7 @@
 #include <wharf/core.h>
 #include <wharf/numa.h>
 
+#include "core/lane.h"
 #include "core/list.h"
 #include "core/ring.h"
 #include "core/timer_heap.h"
@@ -65,6 +66,23 @@ struct wcore_shard_counters {
 	_Atomic uint64_t poller_work;
 	_Atomic uint64_t timers_armed;
 	_Atomic uint64_t watches;
+	_Atomic uint64_t lanes;
+};
+
+/*
+ * A sender's lanes, one per receiving shard of its context, opened on the
+ * first message (msg.c).  Owner only: the sending shard, or the thread
+ * using a wharf_sender.
+ */
+struct wcore_outbox {
+	struct wcore_lane **lanes; /* [nshards] by receiver index, or NULL */
+	struct wcore_lane **dirty; /* [nshards]: written since the last flush */
+	unsigned ndirty;
+};
+
+struct wharf_sender {
+	struct wharf_ctx *ctx;
+	struct wcore_outbox out;
 };
 
 enum wcore_shard_state {
@@ -76,8 +94,10 @@ enum wcore_shard_state {
 
 struct wharf_shard {
 	/* Senders. */
-	struct wcore_ring ring;
+	struct wcore_ring ring;		  /* from threads without a lane */
 	alignas(64) _Atomic int sleeping; /* owner may block: wake it */
+	/* Lanes opened to this shard, not yet adopted (a Treiber stack). */
+	_Atomic(struct wcore_lane *) adopt;
 	_Atomic uint64_t send_full;
 	_Atomic uint64_t wakeups;
 
@@ -105,6 +125,10 @@ struct wharf_shard {
 	struct wharf_poller *pollers;
 	bool dead_pollers;
 	uint64_t now_ns;
+	struct wcore_outbox out; /* lanes this shard sends on */
+	struct wcore_lane **in;	 /* adopted lanes this shard receives on */
+	unsigned nin, in_cap;
+	unsigned in_next; /* the lane the next pass starts with */
 	struct wcore_shard_counters stats;
 };
 
@@ -115,6 +139,7 @@ struct wharf_ctx {
 	unsigned nshards;
 	struct wharf_shard **shards;
 	_Atomic bool closing;
+	_Atomic unsigned senders; /* live wharf_sender handles */
 
 	pthread_mutex_t start_lock;
 	pthread_cond_t start_cond;
@@ -138,7 +163,14 @@ static inline void wcore_count(_Atomic uint64_t *counter, uint64_t n)
 
 /* msg.c */
 unsigned wcore_shard_run_msgs(struct wharf_shard *shard, unsigned budget);
+bool wcore_shard_msgs_pending(struct wharf_shard *shard);
 void wcore_shard_kick(struct wharf_shard *shard);
+int wcore_outbox_init(struct wcore_outbox *ob, unsigned nshards);
+int wcore_outbox_put(struct wcore_outbox *ob, struct wharf_shard *to,
+		     wharf_msg_fn fn, void *arg);
+void wcore_outbox_flush(struct wcore_outbox *ob);
+void wcore_outbox_close(struct wcore_outbox *ob, unsigned nshards);
+void wcore_shard_free_lanes(struct wharf_shard *shard);
 
 /* timer.c */
 unsigned wcore_shard_run_timers(struct wharf_shard *shard, unsigned budget);

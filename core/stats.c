@@ -30,6 +30,7 @@ int wharf_shard_stats(const struct wharf_shard *shard,
 		.poller_work = get(&c->poller_work),
 		.timers_armed = get(&c->timers_armed),
 		.watches = get(&c->watches),
+		.lanes = get(&c->lanes),
 	};
 	return wbase_out_copy(out, &s, sizeof(s));
 }

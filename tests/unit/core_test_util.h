@@ -35,6 +35,20 @@ inline struct wharf_ctx *MakeCtx(const struct wharf_ctx_opts &opts)
 	return ctx;
 }
 
+// An app-driven context of @nshards shards (other options from @edit), or
+// a test failure and NULL.
+inline struct wharf_ctx *MakeAppDriven(
+	unsigned nshards,
+	const std::function<void(struct wharf_ctx_opts &)> &edit = nullptr)
+{
+	return MakeCtx(Opts([&](struct wharf_ctx_opts &o) {
+		o.nshards = nshards;
+		o.app_driven = true;
+		if (edit)
+			edit(o);
+	}));
+}
+
 // Runs @fn on @shard's thread and waits for it to finish.
 inline void RunOn(struct wharf_shard *shard, std::function<void()> fn)
 {
