@@ -58,6 +58,8 @@ struct config {
 	unsigned queue_depth; /* both queues */
 	unsigned rounds;      /* alternating throughput rounds */
 	unsigned base_batch;  /* messages a baseline consumer takes per lock */
+	unsigned batch;	      /* lane producers publish every `batch` */
+	bool grid; /* P x K for P, K in 1, 2, 4, ... up to the CPUs */
 	enum wharf_poll_mode mode;
 	const char *mode_name;
 	const char *json; /* --json FILE, or NULL */
@@ -105,8 +107,13 @@ static void pin_self(int cpu);
 
 struct queue_ops {
 	const char *name;
+	/* Per producer thread: its own state (NULL hooks: none). */
+	int (*open)(void *impl, const struct config *cfg, void **local);
+	/* Publishes what the producer holds and frees its state. */
+	void (*close)(void *local);
 	/* Sends message kind `latency` (arg = stamp) or a counted one. */
-	void (*send)(void *impl, unsigned consumer, bool latency, uint64_t arg);
+	void (*send)(void *impl, void *local, unsigned consumer, bool latency,
+		     uint64_t arg);
 };
 
 /* wharf */
@@ -129,25 +136,87 @@ static void wharf_latency_fn(struct wharf_shard *shard, void *arg)
  * off exponentially with pause instructions, then yield the CPU, the way
  * an application would; the baseline's producers sleep on "not full".
  */
-static void wharf_send(void *impl, unsigned consumer, bool latency,
+static void backoff(unsigned *spins)
+{
+	if (*spins > 4096) {
+		sched_yield();
+		return;
+	}
+	for (unsigned i = 0; i < *spins; i++)
+		cpu_relax();
+	*spins *= 2;
+}
+
+/* wharf_shard_send from a plain thread: the shard's shared MPSC queue. */
+static void wharf_send(void *impl, void *local, unsigned consumer, bool latency,
 		       uint64_t arg)
 {
 	struct wharf_shard *shard = wharf_ctx_shard(impl, consumer);
 	wharf_msg_fn fn = latency ? wharf_latency_fn : wharf_count_fn;
 	unsigned spins = 16;
 
-	while (wharf_shard_send(shard, fn, (void *)(uintptr_t)arg) == -EAGAIN) {
-		if (spins > 4096) {
-			sched_yield();
-			continue;
-		}
-		for (unsigned i = 0; i < spins; i++)
-			cpu_relax();
-		spins *= 2;
-	}
+	(void)local;
+	while (wharf_shard_send(shard, fn, (void *)(uintptr_t)arg) == -EAGAIN)
+		backoff(&spins);
 }
 
-static const struct queue_ops wharf_ops = {"wharf", wharf_send};
+static const struct queue_ops wharf_ops = {"wharf-shared", NULL, NULL,
+					   wharf_send};
+
+/*
+ * A registered sender: the producer's own lane to each shard, published
+ * every `batch` messages (WHARF_SEND_MORE in between) and when it stops.
+ */
+struct lane_producer {
+	struct wharf_sender *sender;
+	unsigned batch, held;
+};
+
+static int lane_open(void *impl, const struct config *cfg, void **local)
+{
+	struct lane_producer *lp = calloc(1, sizeof(*lp));
+	int err;
+
+	if (!lp)
+		return -ENOMEM;
+	err = wharf_sender_create(impl, &lp->sender);
+	if (err) {
+		free(lp);
+		return err;
+	}
+	lp->batch = cfg->batch;
+	*local = lp;
+	return 0;
+}
+
+static void lane_close(void *local)
+{
+	struct lane_producer *lp = local;
+
+	wharf_sender_destroy(lp->sender);
+	free(lp);
+}
+
+static void lane_send(void *impl, void *local, unsigned consumer, bool latency,
+		      uint64_t arg)
+{
+	struct lane_producer *lp = local;
+	struct wharf_shard *shard = wharf_ctx_shard(impl, consumer);
+	wharf_msg_fn fn = latency ? wharf_latency_fn : wharf_count_fn;
+	/* A latency sample is never held back. */
+	unsigned flags =
+		!latency && ++lp->held < lp->batch ? WHARF_SEND_MORE : 0;
+	unsigned spins = 16;
+
+	while (wharf_sender_send(lp->sender, shard, fn, (void *)(uintptr_t)arg,
+				 flags) == -EAGAIN)
+		backoff(&spins);
+	if (!flags)
+		lp->held = 0;
+}
+
+static const struct queue_ops lane_ops = {"wharf-lane", lane_open, lane_close,
+					  lane_send};
 
 /* mutex + condition variable */
 
@@ -206,10 +275,12 @@ static void *base_consumer(void *arg)
 	}
 }
 
-static void base_send(void *impl, unsigned consumer, bool latency, uint64_t arg)
+static void base_send(void *impl, void *local, unsigned consumer, bool latency,
+		      uint64_t arg)
 {
 	struct base_queue *q = &((struct baseline *)impl)->q[consumer];
 
+	(void)local;
 	pthread_mutex_lock(&q->lock);
 	while (q->len == q->depth)
 		pthread_cond_wait(&q->not_full, &q->lock);
@@ -220,7 +291,8 @@ static void base_send(void *impl, unsigned consumer, bool latency, uint64_t arg)
 	pthread_mutex_unlock(&q->lock);
 }
 
-static const struct queue_ops base_ops = {"mutex+condvar", base_send};
+static const struct queue_ops base_ops = {"mutex+condvar", NULL, NULL,
+					  base_send};
 
 static int baseline_start(struct baseline *b, const struct config *cfg,
 			  const int *cpus)
@@ -273,6 +345,7 @@ struct producer {
 	int cpu; /* -1: not pinned */
 	uint64_t deadline;
 	uint64_t sent;
+	int err; /* the queue refused the producer (open) */
 	pthread_t thread;
 };
 
@@ -317,20 +390,25 @@ static void *produce(void *arg)
 {
 	struct producer *p = arg;
 	unsigned consumer = p->id % p->cfg->consumers;
+	void *local = NULL;
 
 	pin_self(p->cpu);
+	if (p->ops->open)
+		p->err = p->ops->open(p->impl, p->cfg, &local);
 	while (!atomic_load_explicit(&go, memory_order_acquire))
 		sched_yield();
-	for (;;) {
+	for (; !p->err;) {
 		if (p->cfg->messages ? p->sent == p->cfg->messages
 				     : (p->sent % 1024 == 0 &&
 					wharf_now_ns() >= p->deadline))
 			break;
-		p->ops->send(p->impl, consumer, false, 0);
+		p->ops->send(p->impl, local, consumer, false, 0);
 		p->sent++;
 		if (++consumer == p->cfg->consumers)
 			consumer = 0;
 	}
+	if (p->ops->close && !p->err)
+		p->ops->close(local);
 	return NULL;
 }
 
@@ -347,8 +425,8 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void measure_throughput(const struct queue_ops *ops, void *impl,
-			       const struct config *cfg, struct result *res)
+static int measure_throughput(const struct queue_ops *ops, void *impl,
+			      const struct config *cfg, struct result *res)
 {
 	struct producer prod[MAX_PRODUCERS];
 	uint64_t start, sent = 0, last_report;
@@ -373,6 +451,12 @@ static void measure_throughput(const struct queue_ops *ops, void *impl,
 		pthread_join(prod[i].thread, NULL);
 		sent += prod[i].sent;
 	}
+	for (unsigned i = 0; i < cfg->producers; i++)
+		if (prod[i].err) {
+			fprintf(stderr, "%s: producer %u: %s\n", ops->name, i,
+				strerror(-prod[i].err));
+			return prod[i].err;
+		}
 	last_report = wharf_now_ns();
 	while (total_ran(cfg->consumers) - base < sent) {
 		sched_yield();
@@ -387,21 +471,29 @@ static void measure_throughput(const struct queue_ops *ops, void *impl,
 	}
 	res->secs = (double)(wharf_now_ns() - start) / 1e9;
 	res->msgs = sent;
+	return 0;
 }
 
-static void measure_latency(const struct queue_ops *ops, void *impl,
-			    const struct config *cfg, struct result *res)
+static int measure_latency(const struct queue_ops *ops, void *impl,
+			   const struct config *cfg, struct result *res)
 {
 	struct timespec gap = {0, (long)cfg->gap_us * 1000};
+	void *local = NULL;
+	int err;
 
 	/* The sender runs where producers run: off the consumers' CPUs. */
 	pin_self(producer_cpus[0]);
+	if (ops->open) {
+		err = ops->open(impl, cfg, &local);
+		if (err)
+			return err;
+	}
 	atomic_store(&lat_acked, 0);
 	for (uint64_t i = 0; i < cfg->samples; i++) {
 		/* Give the consumer time to fall asleep. */
 		if (cfg->gap_us)
 			nanosleep(&gap, NULL);
-		ops->send(impl, 0, true, wharf_now_ns());
+		ops->send(impl, local, 0, true, wharf_now_ns());
 		/* Spin, yielding now and then to a consumer on our CPU. */
 		for (unsigned spin = 1;
 		     atomic_load_explicit(&lat_acked, memory_order_acquire) <=
@@ -412,9 +504,12 @@ static void measure_latency(const struct queue_ops *ops, void *impl,
 			else
 				cpu_relax();
 	}
+	if (ops->close)
+		ops->close(local);
 	qsort(lat_samples, cfg->samples, sizeof(*lat_samples), cmp_u64);
 	res->p50_us = (double)lat_samples[cfg->samples / 2] / 1e3;
 	res->p99_us = (double)lat_samples[cfg->samples * 99 / 100] / 1e3;
+	return 0;
 }
 
 static double median(double *v, unsigned n)
@@ -435,10 +530,15 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: msg_bench [options]\n"
-		"Cross-shard message throughput and one-way latency: "
-		"wharf_shard_send vs a\n"
-		"mutex + condition-variable queue, alternating rounds in "
-		"one run.\n\n"
+		"Cross-shard message throughput and one-way latency of three "
+		"queues,\n"
+		"alternating rounds in one run: wharf-lane (each producer "
+		"a registered\n"
+		"wharf_sender: a lane of its own to every shard), "
+		"wharf-shared\n"
+		"(wharf_shard_send from a plain thread: the shard's shared "
+		"queue) and a\n"
+		"mutex + condition-variable queue.\n\n"
 		"  -p, --producers N       producer threads (default 2)\n"
 		"  -c, --consumers N       shards / baseline consumers "
 		"(default 1)\n"
@@ -461,9 +561,20 @@ static void usage(FILE *out)
 		"takes per lock\n"
 		"                          hold, 1..256 (default 1: the "
 		"textbook queue)\n"
+		"  -B, --batch N           a lane producer publishes every N "
+		"messages\n"
+		"                          (WHARF_SEND_MORE between), 1..4096 "
+		"(default 16)\n"
 		"  -m, --mode MODE         shard poll mode: event, busy, "
 		"adaptive\n"
 		"                          (default event)\n"
+		"      --grid              P x K for P and K in 1, 2, 4, ... "
+		"up "
+		"to the CPU\n"
+		"                          count: throughput only, with the "
+		"lane's scaling\n"
+		"                          (aggregate / its 1 x 1 figure); "
+		"-p and -c ignored\n"
 		"      --json FILE         also write the results as JSON "
 		"(- = stdout)\n"
 		"  -h, --help              this text\n\n"
@@ -472,6 +583,20 @@ static void usage(FILE *out)
 		"On a busy machine, `chrt -f 10 msg_bench ...` keeps other "
 		"work from\n"
 		"preempting the measured threads.\n");
+}
+
+/* A duration in seconds, (0, 3600]: 0, or -1 for anything else. */
+static int parse_secs(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0 && v <= 3600))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static int parse(int argc, char **argv, struct config *cfg)
@@ -487,6 +612,8 @@ static int parse(int argc, char **argv, struct config *cfg)
 		{"baseline-batch", required_argument, NULL, 'b'},
 		{"queue-depth", required_argument, NULL, 'q'},
 		{"mode", required_argument, NULL, 'm'},
+		{"batch", required_argument, NULL, 'B'},
+		{"grid", no_argument, NULL, 'G'},
 		{"json", required_argument, NULL, 'J'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -503,10 +630,11 @@ static int parse(int argc, char **argv, struct config *cfg)
 		.queue_depth = 4096,
 		.rounds = 5,
 		.base_batch = 1,
+		.batch = 16,
 		.mode = WHARF_POLL_EVENT,
 		.mode_name = "event",
 	};
-	while ((c = getopt_long(argc, argv, "p:c:n:d:s:g:r:b:q:m:h", longopts,
+	while ((c = getopt_long(argc, argv, "p:c:n:d:s:g:r:b:q:m:B:h", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -523,7 +651,8 @@ static int parse(int argc, char **argv, struct config *cfg)
 			cfg->messages = v;
 			break;
 		case 'd':
-			cfg->duration = atof(optarg);
+			if (parse_secs(optarg, &cfg->duration))
+				return -1;
 			break;
 		case 's':
 			if (cli_u32(optarg, 0, UINT32_MAX, &cfg->samples))
@@ -556,6 +685,13 @@ static int parse(int argc, char **argv, struct config *cfg)
 			else
 				return -1;
 			break;
+		case 'B':
+			if (cli_u32(optarg, 1, 4096, &cfg->batch))
+				return -1;
+			break;
+		case 'G':
+			cfg->grid = true;
+			break;
 		case 'J':
 			cfg->json = optarg;
 			break;
@@ -587,27 +723,31 @@ static int wharf_open(const struct config *cfg, struct wharf_ctx **ctx)
 	opts.nshards = cfg->consumers;
 	opts.poll_mode = cfg->mode;
 	opts.queue_depth = cfg->queue_depth;
+	opts.lane_depth = cfg->queue_depth;
 	err = wharf_ctx_create(&opts, ctx);
 	if (err)
 		fprintf(stderr, "wharf_ctx_create: %s\n", strerror(-err));
 	return err;
 }
 
-static void wharf_report(struct wharf_ctx *ctx, const struct config *cfg)
+static void wharf_report(struct wharf_ctx *ctx, const struct config *cfg,
+			 const char *name)
 {
 	for (unsigned i = 0; i < cfg->consumers; i++) {
 		struct wharf_shard_stats st = {.size = sizeof(st)};
 
 		wharf_shard_stats(wharf_ctx_shard(ctx, i), &st);
 		fprintf(stderr,
-			"  wharf shard %u: %llu loops, %llu sleeps, %llu "
-			"wake-ups, %llu full-queue refusals\n",
-			i, (unsigned long long)st.loops,
+			"  %s shard %u: %llu loops, %llu sleeps, %llu "
+			"wake-ups, %llu full refusals\n",
+			name, i, (unsigned long long)st.loops,
 			(unsigned long long)st.sleeps,
 			(unsigned long long)st.wakeups,
 			(unsigned long long)st.send_full);
 	}
 }
+
+enum { Q_LANE, Q_SHARED, Q_BASE, NQUEUES };
 
 struct summary {
 	double mps[MAX_ROUNDS]; /* Mmsg/s per round */
@@ -625,6 +765,85 @@ static void summarize(struct summary *s, unsigned rounds)
 	s->median = median(s->mps, rounds);
 }
 
+static const struct queue_ops *const queues[NQUEUES] = {
+	[Q_LANE] = &lane_ops,
+	[Q_SHARED] = &wharf_ops,
+	[Q_BASE] = &base_ops,
+};
+
+/* One throughput round of queue @q with @cfg's producers and consumers. */
+static int run_round(unsigned q, const struct config *cfg, double *mps)
+{
+	static struct baseline base;
+	struct wharf_ctx *ctx = NULL;
+	int cpus[MAX_CONSUMERS];
+	struct result r;
+	int err;
+
+	if (wharf_open(cfg, &ctx))
+		return -1;
+	for (unsigned i = 0; i < cfg->consumers; i++)
+		cpus[i] = wharf_shard_cpu(wharf_ctx_shard(ctx, i));
+	plan_producer_cpus(cfg, cpus);
+	if (q == Q_BASE) {
+		/* Same CPUs as the shards would have had. */
+		wharf_ctx_destroy(ctx);
+		if (baseline_start(&base, cfg, cpus))
+			return -1;
+		err = measure_throughput(&base_ops, &base, cfg, &r);
+		baseline_stop(&base);
+	} else {
+		err = measure_throughput(queues[q], ctx, cfg, &r);
+		if (!cfg->grid)
+			wharf_report(ctx, cfg, queues[q]->name);
+		wharf_ctx_destroy(ctx);
+	}
+	if (err)
+		return -1;
+	*mps = (double)r.msgs / r.secs / 1e6;
+	return 0;
+}
+
+/* Rounds of every queue, alternating so that noise hits all alike. */
+static int run_rounds(const struct config *cfg, struct summary *sum)
+{
+	for (unsigned round = 0; round < cfg->rounds; round++)
+		for (unsigned q = 0; q < NQUEUES; q++) {
+			if (run_round(q, cfg, &sum[q].mps[round]))
+				return -1;
+			fprintf(stderr, "%ux%u round %u: %s %.2f Mmsg/s\n",
+				cfg->producers, cfg->consumers, round + 1,
+				queues[q]->name, sum[q].mps[round]);
+		}
+	for (unsigned q = 0; q < NQUEUES; q++)
+		summarize(&sum[q], cfg->rounds);
+	return 0;
+}
+
+static int run_latency(const struct config *cfg, struct summary *sum)
+{
+	static struct baseline base;
+	struct wharf_ctx *ctx;
+	int cpus[MAX_CONSUMERS];
+
+	fprintf(stderr, "latency: %u samples each...\n", cfg->samples);
+	for (unsigned q = Q_LANE; q <= Q_SHARED; q++) {
+		if (wharf_open(cfg, &ctx))
+			return -1;
+		for (unsigned i = 0; i < cfg->consumers; i++)
+			cpus[i] = wharf_shard_cpu(wharf_ctx_shard(ctx, i));
+		plan_producer_cpus(cfg, cpus);
+		if (measure_latency(queues[q], ctx, cfg, &sum[q].lat))
+			return -1;
+		wharf_ctx_destroy(ctx);
+	}
+	if (baseline_start(&base, cfg, cpus))
+		return -1;
+	measure_latency(&base_ops, &base, cfg, &sum[Q_BASE].lat);
+	baseline_stop(&base);
+	return 0;
+}
+
 static void row(const char *name, const char *mode, const struct config *cfg,
 		const struct summary *s)
 {
@@ -633,18 +852,97 @@ static void row(const char *name, const char *mode, const struct config *cfg,
 	       s->min, s->max, s->lat.p50_us, s->lat.p99_us);
 }
 
+/* ---- the grid ----------------------------------------------------------- */
+
+#define MAX_GRID 64
+
+struct grid_cell {
+	unsigned p, k;
+	struct summary sum[NQUEUES];
+};
+
+struct grid {
+	struct grid_cell cells[MAX_GRID];
+	unsigned n;
+	double base_1x1; /* the lane's 1 x 1 median */
+};
+
+/* 1, 2, 4, ... below @max, then @max itself. */
+static unsigned grid_axis(unsigned max, unsigned *v)
+{
+	unsigned n = 0;
+
+	for (unsigned x = 1; x < max && n < 16; x *= 2)
+		v[n++] = x;
+	v[n++] = max;
+	return n;
+}
+
+static unsigned cpu_count(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	return (unsigned)CPU_COUNT(&set);
+}
+
+static int run_grid(const struct config *base_cfg, struct grid *g)
+{
+	unsigned max = cpu_count(), axis[17], n;
+
+	if (max > MAX_PRODUCERS)
+		max = MAX_PRODUCERS;
+	if (max > MAX_CONSUMERS)
+		max = MAX_CONSUMERS;
+	n = grid_axis(max, axis);
+
+	g->n = 0;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < n && g->n < MAX_GRID; j++) {
+			struct config cfg = *base_cfg;
+			struct grid_cell *c = &g->cells[g->n];
+
+			cfg.producers = axis[i];
+			cfg.consumers = axis[j];
+			c->p = axis[i];
+			c->k = axis[j];
+			if (run_rounds(&cfg, c->sum))
+				return -1;
+			g->n++;
+		}
+	g->base_1x1 = g->cells[0].sum[Q_LANE].median;
+	return 0;
+}
+
+static void print_grid(const struct grid *g)
+{
+	printf("%-8s %11s %13s %14s %13s %8s\n", "P x K", "lane Mmsg/s",
+	       "shared Mmsg/s", "mutex+condvar", "lane/consumer", "scaling");
+	for (unsigned i = 0; i < g->n; i++) {
+		const struct grid_cell *c = &g->cells[i];
+		char pk[16];
+
+		snprintf(pk, sizeof(pk), "%u x %u", c->p, c->k);
+		printf("%-8s %11.2f %13.2f %14.2f %13.2f %7.2fx\n", pk,
+		       c->sum[Q_LANE].median, c->sum[Q_SHARED].median,
+		       c->sum[Q_BASE].median, c->sum[Q_LANE].median / c->k,
+		       c->sum[Q_LANE].median / g->base_1x1);
+	}
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
 struct doc {
 	const struct config *cfg;
-	const struct summary *w, *b;
+	const struct summary *sum; /* [NQUEUES], or NULL for a grid */
+	const struct grid *grid;
 	const char *base_name;
 };
 
-static void json_queue(struct cli_json *j, const char *name, const char *mode,
-		       const struct config *cfg, const struct summary *s)
+static void json_rounds(struct cli_json *j, const struct config *cfg,
+			const struct summary *s)
 {
-	cli_json_obj(j, NULL);
-	cli_json_str(j, "queue", name);
-	cli_json_str(j, "mode", mode);
 	cli_json_arr(j, "mmsg_s_rounds");
 	for (unsigned i = 0; i < cfg->rounds; i++)
 		cli_json_num(j, NULL, s->mps[i]);
@@ -652,8 +950,40 @@ static void json_queue(struct cli_json *j, const char *name, const char *mode,
 	cli_json_num(j, "mmsg_s_median", s->median);
 	cli_json_num(j, "mmsg_s_min", s->min);
 	cli_json_num(j, "mmsg_s_max", s->max);
+}
+
+static void json_queue(struct cli_json *j, const char *name, const char *mode,
+		       const struct config *cfg, const struct summary *s)
+{
+	cli_json_obj(j, NULL);
+	cli_json_str(j, "queue", name);
+	cli_json_str(j, "mode", mode);
+	json_rounds(j, cfg, s);
 	cli_json_num(j, "latency_p50_us", s->lat.p50_us);
 	cli_json_num(j, "latency_p99_us", s->lat.p99_us);
+	cli_json_end(j);
+}
+
+static void json_grid(struct cli_json *j, const struct doc *d)
+{
+	cli_json_arr(j, "grid");
+	for (unsigned i = 0; i < d->grid->n; i++) {
+		const struct grid_cell *c = &d->grid->cells[i];
+
+		cli_json_obj(j, NULL);
+		cli_json_u64(j, "producers", c->p);
+		cli_json_u64(j, "consumers", c->k);
+		for (unsigned q = 0; q < NQUEUES; q++) {
+			cli_json_obj(j, queues[q]->name);
+			json_rounds(j, d->cfg, &c->sum[q]);
+			cli_json_end(j);
+		}
+		cli_json_num(j, "lane_per_consumer",
+			     c->sum[Q_LANE].median / c->k);
+		cli_json_num(j, "lane_scaling",
+			     c->sum[Q_LANE].median / d->grid->base_1x1);
+		cli_json_end(j);
+	}
 	cli_json_end(j);
 }
 
@@ -663,30 +993,41 @@ static void json_doc(struct cli_json *j, const void *arg)
 
 	cli_json_obj(j, NULL);
 	cli_json_str(j, "tool", "msg_bench");
-	cli_json_u64(j, "producers", d->cfg->producers);
-	cli_json_u64(j, "consumers", d->cfg->consumers);
+	cli_json_str(j, "mode", d->cfg->mode_name);
 	cli_json_u64(j, "rounds", d->cfg->rounds);
 	cli_json_u64(j, "messages", d->cfg->messages);
 	cli_json_num(j, "duration_s", d->cfg->duration);
-	cli_json_u64(j, "samples", d->cfg->samples);
 	cli_json_u64(j, "queue_depth", d->cfg->queue_depth);
-	cli_json_arr(j, "queues");
-	json_queue(j, wharf_ops.name, d->cfg->mode_name, d->cfg, d->w);
-	json_queue(j, d->base_name, "condvar", d->cfg, d->b);
-	cli_json_end(j);
-	cli_json_num(j, "throughput_ratio", d->w->median / d->b->median);
+	cli_json_u64(j, "lane_batch", d->cfg->batch);
+	cli_json_u64(j, "cpus", cpu_count());
+	if (d->grid) {
+		json_grid(j, d);
+	} else {
+		cli_json_u64(j, "producers", d->cfg->producers);
+		cli_json_u64(j, "consumers", d->cfg->consumers);
+		cli_json_u64(j, "samples", d->cfg->samples);
+		cli_json_arr(j, "queues");
+		json_queue(j, lane_ops.name, d->cfg->mode_name, d->cfg,
+			   &d->sum[Q_LANE]);
+		json_queue(j, wharf_ops.name, d->cfg->mode_name, d->cfg,
+			   &d->sum[Q_SHARED]);
+		json_queue(j, d->base_name, "condvar", d->cfg, &d->sum[Q_BASE]);
+		cli_json_end(j);
+		cli_json_num(j, "lane_vs_shared",
+			     d->sum[Q_LANE].median / d->sum[Q_SHARED].median);
+		cli_json_num(j, "throughput_ratio",
+			     d->sum[Q_LANE].median / d->sum[Q_BASE].median);
+	}
 	cli_json_end(j);
 }
 
 int main(int argc, char **argv)
 {
-	static struct baseline base;
-	struct summary w = {0}, b = {0};
-	struct wharf_ctx *ctx;
+	static struct summary sum[NQUEUES];
+	static struct grid grid;
 	struct config cfg;
-	struct result r;
-	int cpus[MAX_CONSUMERS];
 	char base_name[32];
+	struct doc d;
 
 	if (parse(argc, argv, &cfg)) {
 		usage(stderr);
@@ -697,56 +1038,36 @@ int main(int argc, char **argv)
 		return 1;
 	snprintf(base_name, sizeof(base_name), "mutex+condvar/%u",
 		 cfg.base_batch);
+	d = (struct doc){&cfg, sum, NULL, base_name};
 
-	/* Alternate the two so that machine noise hits both alike. */
-	for (unsigned round = 0; round < cfg.rounds; round++) {
-		if (wharf_open(&cfg, &ctx))
+	if (cfg.grid) {
+		if (run_grid(&cfg, &grid))
 			return 1;
-		for (unsigned i = 0; i < cfg.consumers; i++)
-			cpus[i] = wharf_shard_cpu(wharf_ctx_shard(ctx, i));
-		plan_producer_cpus(&cfg, cpus);
-		measure_throughput(&wharf_ops, ctx, &cfg, &r);
-		w.mps[round] = (double)r.msgs / r.secs / 1e6;
-		fprintf(stderr, "round %u: wharf %.2f Mmsg/s\n", round + 1,
-			w.mps[round]);
-		wharf_report(ctx, &cfg);
-		wharf_ctx_destroy(ctx);
-
-		if (baseline_start(&base, &cfg, cpus))
+		print_grid(&grid);
+		d.sum = NULL;
+		d.grid = &grid;
+	} else {
+		if (run_rounds(&cfg, sum) || run_latency(&cfg, sum))
 			return 1;
-		measure_throughput(&base_ops, &base, &cfg, &r);
-		b.mps[round] = (double)r.msgs / r.secs / 1e6;
-		fprintf(stderr, "round %u: %s %.2f Mmsg/s\n", round + 1,
-			base_name, b.mps[round]);
-		baseline_stop(&base);
+		printf("%-16s %-9s %9s %9s %6s %10s %8s %8s %9s %9s\n", "queue",
+		       "mode", "producers", "consumers", "rounds", "Mmsg/s_med",
+		       "min", "max", "p50_us", "p99_us");
+		row(lane_ops.name, cfg.mode_name, &cfg, &sum[Q_LANE]);
+		row(wharf_ops.name, cfg.mode_name, &cfg, &sum[Q_SHARED]);
+		row(base_name, "condvar", &cfg, &sum[Q_BASE]);
+		printf("summary: wharf-lane %.2f Mmsg/s, wharf-shared %.2f "
+		       "Mmsg/s (lane %.2fx), %s %.2f Mmsg/s (lane %.2fx); "
+		       "medians of %u rounds; one-way latency p50 %.2f / "
+		       "%.2f / %.2f us\n",
+		       sum[Q_LANE].median, sum[Q_SHARED].median,
+		       sum[Q_LANE].median / sum[Q_SHARED].median, base_name,
+		       sum[Q_BASE].median,
+		       sum[Q_LANE].median / sum[Q_BASE].median, cfg.rounds,
+		       sum[Q_LANE].lat.p50_us, sum[Q_SHARED].lat.p50_us,
+		       sum[Q_BASE].lat.p50_us);
 	}
-	summarize(&w, cfg.rounds);
-	summarize(&b, cfg.rounds);
-
-	fprintf(stderr, "latency: %u samples each...\n", cfg.samples);
-	if (wharf_open(&cfg, &ctx))
-		return 1;
-	measure_latency(&wharf_ops, ctx, &cfg, &w.lat);
-	wharf_ctx_destroy(ctx);
-	if (baseline_start(&base, &cfg, cpus))
-		return 1;
-	measure_latency(&base_ops, &base, &cfg, &b.lat);
-	baseline_stop(&base);
-
-	printf("%-16s %-9s %9s %9s %6s %10s %8s %8s %9s %9s\n", "queue", "mode",
-	       "producers", "consumers", "rounds", "Mmsg/s_med", "min", "max",
-	       "p50_us", "p99_us");
-	row(wharf_ops.name, cfg.mode_name, &cfg, &w);
-	row(base_name, "condvar", &cfg, &b);
-	double ratio = w.median / b.median;
-	printf("summary: wharf %.2f Mmsg/s vs %s %.2f Mmsg/s (medians of %u "
-	       "rounds): throughput ratio %.2fx (goal >= 5x: %s); one-way "
-	       "latency p50 %.2f us vs %.2f us\n",
-	       w.median, base_name, b.median, cfg.rounds, ratio,
-	       ratio >= 5 ? "met" : "NOT met", w.lat.p50_us, b.lat.p50_us);
 	free(lat_samples);
 	if (cfg.json) {
-		struct doc d = {&cfg, &w, &b, base_name};
 		int err =
 			cli_json_write(cfg.json, CLI_JSON_PRETTY, json_doc, &d);
 
