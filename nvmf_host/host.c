@@ -18,6 +18,7 @@
 
 #include "base/opts.h"
 #include "nvmf_host/host_int.h"
+#include "nvmf_host/subq.h"
 
 #define CONNECT_TIMEOUT_MS 30000u
 #define HOSTNQN_FILE	   "/etc/nvme/hostnqn"
@@ -139,6 +140,14 @@ struct admin_call {
 	void (*fn)(struct wharf_nvmf_host *h);
 };
 
+void wnh_call_done(struct wharf_nvmf_host *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->calls_left--;
+	pthread_cond_broadcast(&h->cond);
+	pthread_mutex_unlock(&h->lock);
+}
+
 static void admin_call_fn(struct wharf_shard *shard, void *arg)
 {
 	struct admin_call *c = arg;
@@ -146,10 +155,7 @@ static void admin_call_fn(struct wharf_shard *shard, void *arg)
 
 	(void)shard;
 	c->fn(h);
-	pthread_mutex_lock(&h->lock);
-	h->calls_left--;
-	pthread_cond_broadcast(&h->cond);
-	pthread_mutex_unlock(&h->lock);
+	wnh_call_done(h);
 }
 
 /* Runs @fn on the admin shard and waits for it. */
@@ -184,6 +190,19 @@ static void noop(struct wharf_nvmf_host *h)
 	(void)h;
 }
 
+/* The same for the submission rings: their commands run (and fail),
+ * then each owner lets go of them (subq.c). */
+static void retire_subqs(struct wharf_nvmf_host *h)
+{
+	pthread_mutex_lock(&h->lock);
+	h->calls_left = h->want_queues;
+	pthread_mutex_unlock(&h->lock);
+	for (unsigned i = 0; i < h->want_queues; i++)
+		if (wnh_post(h->io[i].shard, wnh_subq_retire, &h->io[i]))
+			wnh_call_done(h); /* the context is shutting down */
+	wait_until(h, calls_done, 0);
+}
+
 static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 {
 	on_admin(h, wnh_ctrl_delete);
@@ -193,6 +212,7 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	atomic_store(&h->draining, true);
 	while (wait_until(h, hops_done, wharf_now_ms() + 10))
 		; /* a message may end without a wake-up (io.c hop_put) */
+	retire_subqs(h);
 	if (shutdown) {
 		on_admin(h, wnh_admin_shutdown);
 		wait_until(h, is_shut_down,
@@ -306,6 +326,7 @@ static void init_queue(struct wharf_nvmf_host *h,
 	q->state = NHQ_DOWN;
 	q->link = NHL_NONE;
 	q->gone = true; /* no connection yet */
+	q->gen = wnh_subq_gen();
 }
 
 static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)

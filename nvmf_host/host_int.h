@@ -148,6 +148,13 @@ struct wharf_nvmf_host_queue {
 	uint64_t last_result; /* DW0/DW1 of the last internal completion */
 	struct wharf_timer *sweep;
 	struct wnh_counters n;
+
+	/* Per-thread submission rings (subq.c). */
+	uint64_t gen; /* unique: a newer queue at the same address differs */
+	_Atomic(struct wnh_subq *) subq_adopt; /* opened, not yet adopted */
+	atomic_int subq_armed;		  /* the owner may block: wake it */
+	struct wnh_subq *subqs;		  /* owner only: adopted rings */
+	struct wharf_poller *subq_poller; /* owner only */
 };
 
 /* Admin-shard state machine: bring-up, then keep-alive, then shutdown. */
@@ -296,6 +303,15 @@ void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 /* wharf_shard_send(), retried while the shard's queue is full (control
  * messages only: a handful per loss); -ESHUTDOWN. */
 int wnh_post(struct wharf_shard *shard, wharf_msg_fn fn, void *arg);
+/* A message teardown waits for has run (h->calls_left, under the lock). */
+void wnh_call_done(struct wharf_nvmf_host *h);
+
+/* io.c: on the owner shard, a checked command into a slot; 0 or -errno. */
+struct wnh_io;
+int wnh_io_issue(const struct wnh_io *io);
+
+/* subq.c: a number no queue had before. */
+uint64_t wnh_subq_gen(void);
 
 /* queue.c */
 extern const struct wharf_conn_ops wnh_conn_ops;

@@ -5,10 +5,11 @@
  * memory (mem.c).  Each call is checked where it is made (arguments,
  * ONCS, the namespace, the transfer limit, the registration's bounds);
  * on the queue's owner shard it is then handed to the queue's slots
- * (queue.c) at once, from any other thread it travels there as one
- * message (hop.h) and whatever fails on the shard reaches the callback.
- * host->hops counts the messages in flight so that disconnect waits for
- * them (host.c).
+ * (queue.c) at once.  From any other thread it goes on that thread's
+ * submission ring to the queue (subq.c), except Dataset Management, whose
+ * range list travels as one message (hop.h); whatever fails on the shard
+ * reaches the callback.  host->hops counts those messages in flight so
+ * that disconnect waits for them (host.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "nvmf_host/hop.h"
 #include "nvmf_host/host_int.h"
 #include "nvmf_host/limits.h"
+#include "nvmf_host/subq.h"
 
 static const struct wharf_nvmf_host_ns *find_ns(const struct wharf_nvmf_host *h,
 						uint32_t nsid)
@@ -74,7 +76,7 @@ static int check(struct wnh_io *io)
 }
 
 /* On the owner shard: the command into a slot; 0 or -errno. */
-static int issue(const struct wnh_io *io)
+int wnh_io_issue(const struct wnh_io *io)
 {
 	union nvme_cmd c;
 
@@ -126,7 +128,7 @@ static void hop_run(struct wharf_shard *shard, void *arg)
 {
 	struct wnh_hop *m = arg;
 	struct wharf_nvmf_host *h = m->io.q->h;
-	int rc = issue(&m->io);
+	int rc = wnh_io_issue(&m->io);
 
 	(void)shard;
 	if (rc)
@@ -144,7 +146,10 @@ static int submit(struct wnh_io *io)
 	if (rc)
 		return rc;
 	if (wharf_shard_current() == io->q->shard)
-		return issue(io);
+		return wnh_io_issue(io);
+	/* DSM's range list lives on the caller's stack: a message. */
+	if (io->op != WNH_IO_DSM)
+		return wnh_subq_submit(io);
 	m = wnh_hop_new(io);
 	if (!m)
 		return -ENOMEM;

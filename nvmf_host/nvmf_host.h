@@ -447,11 +447,13 @@ typedef void (*wharf_nvmf_host_cb)(int status, uint16_t nvme_status, void *arg);
  * -ENODEV when the controller is DEAD; -ENOLINK after fast_io_fail_tmo_ms
  * until the queue is connected again; -ENOTCONN when disconnecting;
  * -errno of the post.  From another thread those reach @cb instead, and
- * the call returns -EAGAIN when the owner shard's message queue is full
- * (nothing sent: retry later), -ENOMEM, -ESHUTDOWN once the context is
- * being destroyed.
- * Context: any thread; non-blocking (from another thread than the owner
- * shard: one message to it, no lock).  Not after
+ * the call returns -EAGAIN when the calling thread's submission ring to
+ * @q is full (queue_size commands the owner shard has not taken yet:
+ * nothing sent, retry later), -ENOMEM when the ring cannot be opened.
+ * Context: any thread; non-blocking.  From another thread than the owner
+ * shard the command goes on that thread's own ring to @q (opened on its
+ * first call, freed at thread exit or disconnect): no message, no lock,
+ * and a message to the owner only to wake it when it sleeps.  Not after
  * wharf_nvmf_host_disconnect() was called: every call that returned 0
  * before it still completes once.  No RCU rule.
  */
@@ -557,8 +559,12 @@ struct wharf_nvmf_host_range {
  * than max_io_size, or above the controller's DMRL (ranges), DMRSL
  * (blocks of a range) or DMSL (blocks in all; wharf_nvmf_host_info());
  * the others (on the owner shard, or through @cb from another thread)
- * as wharf_nvmf_host_read().
- * Context: as wharf_nvmf_host_read().
+ * as wharf_nvmf_host_read(), except that from another thread the command
+ * travels as one message to the owner (its range list is copied into
+ * it): -EAGAIN when the owner shard's shared message queue is full,
+ * -ENOMEM, -ESHUTDOWN once the context is being destroyed.
+ * Context: as wharf_nvmf_host_read(), but one message per call from
+ * another thread.
  */
 int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
 				   uint32_t nsid,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "nvmf_host/host_int.h"
+#include "nvmf_host/subq.h"
 #include "nvmf_host/retry.h"
 #include "proto/nvme/rdma_pdata.h"
 
@@ -459,7 +460,9 @@ void wnh_q_start(struct wharf_shard *shard, void *arg)
 	(void)shard;
 	if (q->state == NHQ_CLOSING || q->link != NHL_NONE)
 		return;
-	rc = wnh_queue_start(q);
+	rc = q->qid ? wnh_subq_start(q) : 0;
+	if (!rc)
+		rc = wnh_queue_start(q);
 	if (rc) {
 		atomic_store(&q->n.error, rc);
 		wnh_fail(q->h, rc, "queue %u: connect: %s", q->qid,
