@@ -104,18 +104,12 @@ wharf_run() { # nqn port rw qd
 		cat "$work/perf.err" "$work/perf" >&2
 		return 1
 	}
-	sed -e 's/.*"iops":\([0-9.]*\).*"avg":\([0-9.]*\),"p50":[0-9.]*,"p99":\([0-9.]*\).*/\1 \2 \3/' \
-		"$work/perf"
+	nvmf_perf_iops_lat <"$work/perf"
 }
 
 printf '%-7s %-10s %4s %11s %11s %6s %13s %10s %10s %7s %10s %10s\n' target \
 	"fio 4k" QD "kernel IOPS" "wharf IOPS" ratio "ratio range" "k avg us" \
 	"w avg us" "lat" "k p99 us" "w p99 us"
-# The median of the numbers on stdin (one per line).
-median() {
-	sort -g | awk '{v[NR] = $1} END {
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 measure() { # label nqn port
 	local dev rw qd r k w min='' lat1='' rounds_json
 	for rw in randread randwrite; do
@@ -136,12 +130,12 @@ measure() { # label nqn port
 				read -r wi wa wp <<<"$w"
 				rounds_json="$rounds_json${rounds_json:+,}{\"kernel\":{\"iops\":$ki,\"avg_us\":$ka,\"p99_us\":$kp},\"wharf\":{\"iops\":$wi,\"avg_us\":$wa,\"p99_us\":$wp}}"
 			done
-			ki=$(cut -d' ' -f1 "$work/k.rounds" | median)
-			ka=$(cut -d' ' -f2 "$work/k.rounds" | median)
-			kp=$(cut -d' ' -f3 "$work/k.rounds" | median)
-			wi=$(cut -d' ' -f1 "$work/w.rounds" | median)
-			wa=$(cut -d' ' -f2 "$work/w.rounds" | median)
-			wp=$(cut -d' ' -f3 "$work/w.rounds" | median)
+			ki=$(cut -d' ' -f1 "$work/k.rounds" | nvmf_median)
+			ka=$(cut -d' ' -f2 "$work/k.rounds" | nvmf_median)
+			kp=$(cut -d' ' -f3 "$work/k.rounds" | nvmf_median)
+			wi=$(cut -d' ' -f1 "$work/w.rounds" | nvmf_median)
+			wa=$(cut -d' ' -f2 "$work/w.rounds" | nvmf_median)
+			wp=$(cut -d' ' -f3 "$work/w.rounds" | nvmf_median)
 			range=$(paste -d' ' "$work/k.rounds" "$work/w.rounds" | awk '
 				{ r = $1 ? $4 / $1 : 0; if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
 				END { printf "%.2f-%.2fx", lo, hi }')

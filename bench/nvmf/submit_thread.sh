@@ -86,15 +86,9 @@ perf_run() { # rw qd [opts]
 		cat "$work/perf.err" "$work/perf" >&2
 		return 1
 	}
-	sed -e 's/.*"iops":\([0-9.]*\).*"avg":\([0-9.]*\),"p50":[0-9.]*,"p99":\([0-9.]*\).*/\1 \2 \3/' \
-		"$work/perf"
+	nvmf_perf_iops_lat <"$work/perf"
 }
 
-# The median of the numbers on stdin (one per line).
-median() {
-	sort -g | awk '{v[NR] = $1} END {
-		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 printf '%-10s %4s %14s %14s %6s %13s %11s %11s\n' "4k" QD "callback IOPS" \
 	"thread IOPS" ratio "ratio range" "cb avg us" "thr avg us"
@@ -115,10 +109,10 @@ for rw in randread randwrite; do
 			read -r ti ta tp <<<"$t"
 			each="$each${each:+,}{\"callback\":{\"iops\":$ci,\"avg_us\":$ca,\"p99_us\":$cp},\"submit_thread\":{\"iops\":$ti,\"avg_us\":$ta,\"p99_us\":$tp}}"
 		done
-		ci=$(cut -d' ' -f1 "$work/c.rounds" | median)
-		ca=$(cut -d' ' -f2 "$work/c.rounds" | median)
-		ti=$(cut -d' ' -f1 "$work/t.rounds" | median)
-		ta=$(cut -d' ' -f2 "$work/t.rounds" | median)
+		ci=$(cut -d' ' -f1 "$work/c.rounds" | nvmf_median)
+		ca=$(cut -d' ' -f2 "$work/c.rounds" | nvmf_median)
+		ti=$(cut -d' ' -f1 "$work/t.rounds" | nvmf_median)
+		ta=$(cut -d' ' -f2 "$work/t.rounds" | nvmf_median)
 		range=$(paste -d' ' "$work/c.rounds" "$work/t.rounds" | awk '
 			{ r = $1 ? $4 / $1 : 0; if (NR == 1 || r < lo) lo = r; if (NR == 1 || r > hi) hi = r }
 			END { printf "%.2f-%.2fx", lo, hi }')

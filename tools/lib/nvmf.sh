@@ -8,6 +8,17 @@
 
 nvmf_log() { echo "${prog:-nvmf}: $*" >&2; }
 
+# The median of the numbers on stdin (one per line).
+nvmf_median() {
+	sort -g | awk '{v[NR] = $1} END {
+		if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# wharf-nvmf-perf's --json line on stdin -> "IOPS AVG_US P99_US".
+nvmf_perf_iops_lat() {
+	sed -e 's/.*"iops":\([0-9.]*\).*"avg":\([0-9.]*\),"p50":[0-9.]*,"p99":\([0-9.]*\).*/\1 \2 \3/'
+}
+
 nvmf_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 nvmf_addr=198.18.0.1
 nvmf_cfs=/sys/kernel/config/nvmet
