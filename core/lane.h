@@ -26,9 +26,9 @@ struct wcore_lane_slot {
 struct wcore_lane {
 	struct wcore_spsc ring;
 	/* Set up before the lane is shared; `listed`: producer only. */
-	struct wharf_shard *to;	       /* the receiving shard */
-	struct wcore_lane *adopt_next; /* on the receiver's adopt stack */
-	bool listed;		       /* on its outbox's dirty list (msg.c) */
+	struct wharf_shard *to;	 /* the receiving shard */
+	struct wcore_lane *next; /* the receiver's adopt stack, then its list */
+	bool listed;		 /* on its outbox's dirty list (msg.c) */
 	struct wcore_lane_slot slots[];
 };
 

@@ -92,7 +92,7 @@ static struct wcore_lane *lane_open(struct wcore_outbox *ob,
 	wcore_lane_init(lane, depth, to);
 	top = atomic_load_explicit(&to->adopt, memory_order_relaxed);
 	do {
-		lane->adopt_next = top;
+		lane->next = top;
 		/* seq_cst: part of the wake-up protocol (above). */
 	} while (!atomic_compare_exchange_weak_explicit(&to->adopt, &top, lane,
 							memory_order_seq_cst,
@@ -199,7 +199,7 @@ void wharf_shard_flush(void)
 
 /* ---- the receiver ------------------------------------------------------- */
 
-/* Moves lanes announced since the last call into the owner's array. */
+/* Moves lanes announced since the last call onto the owner's list. */
 static void adopt_lanes(struct wharf_shard *shard)
 {
 	struct wcore_lane *lane, *next;
@@ -209,33 +209,10 @@ static void adopt_lanes(struct wharf_shard *shard)
 	lane = atomic_exchange_explicit(&shard->adopt, NULL,
 					memory_order_acquire);
 	for (; lane; lane = next) {
-		next = lane->adopt_next;
-		if (shard->nin == shard->in_cap) {
-			unsigned cap = shard->in_cap ? 2 * shard->in_cap : 8;
-			struct wcore_lane **in =
-				realloc(shard->in, cap * sizeof(*in));
-
-			if (!in) {
-				/* Try again on the next pass. */
-				struct wcore_lane *last = lane;
-				struct wcore_lane *top;
-
-				while (last->adopt_next)
-					last = last->adopt_next;
-				top = atomic_load_explicit(
-					&shard->adopt, memory_order_relaxed);
-				do {
-					last->adopt_next = top;
-				} while (!atomic_compare_exchange_weak_explicit(
-					&shard->adopt, &top, lane,
-					memory_order_release,
-					memory_order_relaxed));
-				break;
-			}
-			shard->in = in;
-			shard->in_cap = cap;
-		}
-		shard->in[shard->nin++] = lane;
+		next = lane->next;
+		lane->next = shard->in;
+		shard->in = lane;
+		shard->nin++;
 	}
 	atomic_store_explicit(&shard->stats.lanes, shard->nin,
 			      memory_order_relaxed);
@@ -259,16 +236,19 @@ static unsigned run_ring(struct wharf_shard *shard, unsigned budget)
 /* Frees every adopted lane that is closed and drained. */
 static void reap_lanes(struct wharf_shard *shard)
 {
-	for (unsigned i = shard->nin; i-- > 0;) {
-		struct wcore_lane *lane = shard->in[i];
+	struct wcore_lane **pp = &shard->in, *lane;
 
-		if (!wcore_spsc_finished(&lane->ring))
+	while ((lane = *pp)) {
+		if (!wcore_spsc_finished(&lane->ring)) {
+			pp = &lane->next;
 			continue;
+		}
+		*pp = lane->next;
+		if (shard->in_next == lane)
+			shard->in_next = NULL;
 		wharf_numa_free(shard->arena, lane);
-		shard->in[i] = shard->in[--shard->nin];
+		shard->nin--;
 	}
-	if (shard->in_next >= shard->nin)
-		shard->in_next = 0;
 	atomic_store_explicit(&shard->stats.lanes, shard->nin,
 			      memory_order_relaxed);
 }
@@ -281,20 +261,22 @@ static void reap_lanes(struct wharf_shard *shard)
 static unsigned run_lanes(struct wharf_shard *shard, unsigned share,
 			  unsigned budget)
 {
-	unsigned n = 0, seen = 0, i = shard->in_next;
+	struct wcore_lane *start = shard->in_next ? shard->in_next : shard->in;
+	struct wcore_lane *lane = start;
+	unsigned n = 0;
 	bool finished = false;
 
-	while (seen < shard->nin && n < budget) {
-		struct wcore_lane *lane = shard->in[i];
+	while (lane && n < budget) {
 		unsigned left = budget - n;
 
 		n += wcore_lane_run(lane, shard, share < left ? share : left,
 				    &shard->stats.msgs);
 		finished |= wcore_spsc_finished(&lane->ring);
-		seen++;
-		i = i + 1 < shard->nin ? i + 1 : 0;
+		lane = lane->next ? lane->next : shard->in;
+		if (lane == start)
+			break;
 	}
-	shard->in_next = i;
+	shard->in_next = lane;
 	if (finished)
 		reap_lanes(shard);
 	return n;
@@ -323,27 +305,26 @@ bool wcore_shard_msgs_pending(struct wharf_shard *shard)
 	if (wcore_ring_pending(&shard->ring) ||
 	    atomic_load_explicit(&shard->adopt, memory_order_seq_cst))
 		return true;
-	for (unsigned i = 0; i < shard->nin; i++)
-		if (wcore_spsc_pending(&shard->in[i]->ring))
+	for (struct wcore_lane *lane = shard->in; lane; lane = lane->next)
+		if (wcore_spsc_pending(&lane->ring))
 			return true;
 	return false;
 }
 
 void wcore_shard_free_lanes(struct wharf_shard *shard)
 {
-	struct wcore_lane *lane, *next;
+	struct wcore_lane *lists[2], *lane, *next;
 
-	lane = atomic_exchange_explicit(&shard->adopt, NULL,
-					memory_order_acquire);
-	for (; lane; lane = next) {
-		next = lane->adopt_next;
-		wharf_numa_free(shard->arena, lane);
-	}
-	for (unsigned i = 0; i < shard->nin; i++)
-		wharf_numa_free(shard->arena, shard->in[i]);
-	free(shard->in);
-	shard->in = NULL;
-	shard->nin = shard->in_cap = 0;
+	lists[0] = atomic_exchange_explicit(&shard->adopt, NULL,
+					    memory_order_acquire);
+	lists[1] = shard->in;
+	for (unsigned i = 0; i < 2; i++)
+		for (lane = lists[i]; lane; lane = next) {
+			next = lane->next;
+			wharf_numa_free(shard->arena, lane);
+		}
+	shard->in = shard->in_next = NULL;
+	shard->nin = 0;
 	free(shard->out.lanes);
 	free(shard->out.dirty);
 	shard->out.lanes = shard->out.dirty = NULL;

@@ -125,10 +125,10 @@ struct wharf_shard {
 	struct wharf_poller *pollers;
 	bool dead_pollers;
 	uint64_t now_ns;
-	struct wcore_outbox out; /* lanes this shard sends on */
-	struct wcore_lane **in;	 /* adopted lanes this shard receives on */
-	unsigned nin, in_cap;
-	unsigned in_next; /* the lane the next pass starts with */
+	struct wcore_outbox out;    /* lanes this shard sends on */
+	struct wcore_lane *in;	    /* adopted lanes this shard receives on */
+	struct wcore_lane *in_next; /* where the next pass starts (NULL: in) */
+	unsigned nin;
 	struct wcore_shard_counters stats;
 };
 
