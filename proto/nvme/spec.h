@@ -248,6 +248,7 @@ NVME_STATIC_ASSERT(offsetof(struct nvme_cqe, status) == 14, "CQE status");
 #define NVME_SC_SGL_INVALID_OFS	  0x16
 #define NVME_SC_KA_EXPIRED	  0x19
 #define NVME_SC_KA_INVALID	  0x1A
+#define NVME_SC_NS_WRITE_PROT	  0x20
 #define NVME_SC_TRANSIENT_XPORT	  0x22
 #define NVME_SC_LBA_RANGE	  0x80
 #define NVME_SC_CAP_EXCEEDED	  0x81

@@ -203,7 +203,12 @@ struct nvme_id_ns {
 	uint16_t nabspf;
 	uint16_t noiob;
 	uint8_t nvmcap[16];
-	uint8_t rsvd64[28];
+	uint16_t npwg; /* preferred write granularity, 0's based blocks */
+	uint16_t npwa; /* preferred write alignment */
+	uint16_t npdg; /* preferred deallocate granularity */
+	uint16_t npda; /* preferred deallocate alignment */
+	uint16_t nows; /* optimal write size */
+	uint8_t rsvd74[18];
 	uint32_t anagrpid;
 	uint8_t rsvd96[3];
 	uint8_t nsattr;
@@ -223,6 +228,8 @@ NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nsfeat) == 24, "nsfeat");
 NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nmic) == 30, "nmic");
 NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, dlfeat) == 33, "dlfeat");
 NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nvmcap) == 48, "nvmcap");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, npwg) == 64, "npwg");
+NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nows) == 72, "nows");
 NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, anagrpid) == 92, "anagrpid");
 NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, nguid) == 104, "nguid");
 NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, eui64) == 120, "eui64");
@@ -230,6 +237,8 @@ NVME_STATIC_ASSERT(offsetof(struct nvme_id_ns, lbaf) == 128, "lbaf");
 
 #define NVME_NSFEAT_THIN    (1u << 0)
 #define NVME_NMIC_SHARED    (1u << 0)
+#define NVME_NSFEAT_IO_OPT  (1u << 4) /* NPWG, NPWA, NPDG, NPDA, NOWS valid */
+#define NVME_NSATTR_WP	    (1u << 0) /* namespace is write protected */
 #define NVME_DLFEAT_READ_0  0x1	      /* deallocated blocks read as zeroes */
 #define NVME_DLFEAT_WZ_DEAC (1u << 3) /* Write Zeroes DEAC supported */
 

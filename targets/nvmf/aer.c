@@ -9,8 +9,9 @@
  * notices of that type stay masked until the host reads the Changed
  * Namespace List with RAE clear (logpage.c).
  *
- * Abort (CDW10: SQID 15:0, CID 31:16) can only catch a parked AER: every
- * other command runs to completion without yielding. The aborted AER
+ * Abort (CDW10: SQID 15:0, CID 31:16) can only catch a parked AER: other
+ * commands either run to completion at once, or are with the backend
+ * (a file or device), which cannot take an operation back. The aborted AER
  * completes with Command Abort Requested and Abort's DW0 bit 0 is 0;
  * otherwise DW0 bit 0 is 1 ("not aborted"), which the specification
  * allows for any command.

@@ -331,19 +331,44 @@ static int ns_backing(struct line_ctx *c, struct nvmf_cfg_ns *ns,
 		    spec);
 }
 
-/* "namespace NSID BACKING [block=N]". */
+/* One option word of a namespace line: "block=N" or "io=MODE". */
+static int ns_option(struct line_ctx *c, struct nvmf_cfg_ns *ns, const char *w)
+{
+	if (!strncmp(w, "io=", 3)) {
+		if (!strcmp(w + 3, "direct"))
+			ns->io = NVMF_BDEV_IO_DIRECT;
+		else if (!strcmp(w + 3, "buffered"))
+			ns->io = NVMF_BDEV_IO_BUFFERED;
+		else
+			return fail(c,
+				    "namespace: \"%s\" is not io=direct or "
+				    "io=buffered",
+				    w);
+		return 0;
+	}
+	if (strncmp(w, "block=", 6) ||
+	    parse_uint(w + 6, 512, 4096, &ns->block_size) ||
+	    (ns->block_size != 512 && ns->block_size != 4096))
+		return fail(c,
+			    "namespace: \"%s\" is not block=512 or "
+			    "block=4096",
+			    w);
+	return 0;
+}
+
+/* "namespace NSID BACKING [block=N] [io=direct|buffered]". */
 static int do_namespace(struct line_ctx *c)
 {
 	struct nvmf_cfg_subsys *s = cur_subsys(c);
-	struct nvmf_cfg_ns ns = {.block_size = 512, .line = c->lineno};
+	struct nvmf_cfg_ns ns = {.line = c->lineno};
 	struct nvmf_cfg_ns *arr;
 	int rc;
 
 	if (!s)
 		return -EINVAL;
-	if (need_args(c, 2, 3,
+	if (need_args(c, 2, 4,
 		      "namespace NSID ram:SIZE|null:SIZE|file:PATH "
-		      "[block=N]"))
+		      "[block=N] [io=direct|buffered]"))
 		return -EINVAL;
 	if (parse_uint(c->w[1], 1, NVMF_MAX_NSID, &ns.nsid))
 		return fail(c, "namespace: NSID \"%s\" is not 1..%d", c->w[1],
@@ -354,18 +379,21 @@ static int do_namespace(struct line_ctx *c)
 				    "namespace: duplicate NSID %u (first on "
 				    "line %u)",
 				    ns.nsid, s->ns[i].line);
-	if (c->n == 4) {
-		if (strncmp(c->w[3], "block=", 6) ||
-		    parse_uint(c->w[3] + 6, 512, 4096, &ns.block_size) ||
-		    (ns.block_size != 512 && ns.block_size != 4096))
-			return fail(c,
-				    "namespace: \"%s\" is not block=512 or "
-				    "block=4096",
-				    c->w[3]);
+	for (int i = 3; i < c->n; i++) {
+		rc = ns_option(c, &ns, c->w[i]);
+		if (rc)
+			return rc;
 	}
 	rc = ns_backing(c, &ns, c->w[2]);
 	if (rc)
 		return rc;
+	if (ns.kind != NVMF_BDEV_FILE && ns.io) {
+		free(ns.path);
+		return fail(c, "namespace: io= is for file: backings");
+	}
+	/* A file or device without block=: the device's own LBA size. */
+	if (ns.kind != NVMF_BDEV_FILE && !ns.block_size)
+		ns.block_size = 512;
 	if (ns.kind != NVMF_BDEV_FILE && ns.size % ns.block_size) {
 		free(ns.path);
 		return fail(c,

@@ -20,7 +20,11 @@
  *     model wharf ram disk      # <= 40 characters (rest of the line)
  *     namespace 1 ram:1G        # NSID (1..1024) and backing: ram:SIZE
  *     namespace 3 null:1T       # null:SIZE: writes discarded, reads zero
- *     namespace 2 file:/srv/d2 block=4096   # or file:PATH; block 512|4096
+ *     namespace 2 file:/srv/d2 block=4096   # file:PATH: a regular file or
+ *                               # a block device; block 512|4096 (default:
+ *                               # the device's logical block, 512 for a
+ *                               # file); io=direct|buffered (default:
+ *                               # direct for a device, buffered for a file)
  *     allow-host nqn.2014-08.org.nvmexpress:uuid:...
  *     allow-any-host            # explicit; never mixed with allow-host
  *
@@ -66,9 +70,10 @@ struct nvmf_cfg_listen {
 struct nvmf_cfg_ns {
 	uint32_t nsid;
 	enum nvmf_bdev_kind kind;
-	uint64_t size; /* RAM, NULL: bytes */
-	char *path;    /* FILE: owned */
-	uint32_t block_size;
+	uint64_t size;	      /* RAM, NULL: bytes */
+	char *path;	      /* FILE: owned */
+	uint32_t block_size;  /* FILE: 0 = the device's */
+	enum nvmf_bdev_io io; /* FILE: how it is opened */
 	unsigned int line;
 };
 

@@ -34,13 +34,14 @@ uint16_t nvmf_identify_prep(struct nvmf_queue *q, struct nvmf_req *req)
 	return 0;
 }
 
-/* Whether a namespace of @s sits on a file (volatile cache). */
-static bool any_file_ns(struct nvmf_subsys *s)
+/* Whether a namespace of @s writes through a volatile cache (the page
+ * cache, or a device's own write-back cache): Flush then matters. */
+static bool any_vwc_ns(struct nvmf_subsys *s)
 {
 	for (uint32_t i = 1; i <= NVMF_MAX_NSID; i++) {
 		struct nvmf_ns *ns = nvmf_subsys_ns(s, i);
 
-		if (ns && ns->bdev.kind == NVMF_BDEV_FILE)
+		if (ns && nvmf_bdev_async(&ns->bdev) && ns->bdev.vwc)
 			return true;
 	}
 	return false;
@@ -80,7 +81,7 @@ static void id_ctrl(struct nvmf_queue *q, struct nvme_id_ctrl *id)
 	id->cctemp = 373;
 	id->nn = NVMF_MAX_NSID;
 	id->oncs = NVME_ONCS_DSM | NVME_ONCS_WRITE_ZEROES;
-	id->vwc = any_file_ns(s) ? NVME_VWC_PRESENT : 0;
+	id->vwc = any_vwc_ns(s) ? NVME_VWC_PRESENT : 0;
 	id->ioccsz = (NVME_SQE_SIZE + tgt->icd_size) / 16;
 	id->iorcsz = NVME_CQE_SIZE / 16;
 }
@@ -92,9 +93,18 @@ static void id_ns(const struct nvmf_ns *ns, struct nvme_id_ns *id)
 	id->nlbaf = 0;
 	id->flbas = 0;
 	id->nmic = NVME_NMIC_SHARED;
-	id->dlfeat = NVME_DLFEAT_READ_0 | NVME_DLFEAT_WZ_DEAC;
+	id->dlfeat = NVME_DLFEAT_WZ_DEAC |
+		     (ns->bdev.dealloc_zeroes ? NVME_DLFEAT_READ_0 : 0);
 	memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
 	id->lbaf[0].lbads = ns->lbads;
+	if (nvmf_bdev_async(&ns->bdev)) { /* the device's own preferences */
+		id->nsfeat |= NVME_NSFEAT_IO_OPT;
+		id->npwg = id->npwa = ns->bdev.npwg;
+		id->npdg = id->npda = ns->bdev.npwg;
+		id->nows = ns->bdev.nows;
+	}
+	if (ns->bdev.read_only)
+		id->nsattr |= NVME_NSATTR_WP;
 }
 
 /* Append one namespace identification descriptor at *@off. */

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 
 #include "targets/nvmf/bdev.h"
+#include "targets/nvmf/bdev_status.h"
 #include "targets/nvmf/cidset.h"
 #include "targets/nvmf/nvmf.h"
 #include "targets/nvmf/props.h"
@@ -39,6 +40,7 @@ enum {
 	NVMF_REQ_HELD,	    /* parked in the controller's AER list */
 	NVMF_REQ_READY,	    /* released by held_ready, awaiting resume */
 	NVMF_REQ_DONE,
+	NVMF_REQ_BACKEND, /* NVMF_ACT_ASYNC: an operation with the backend */
 };
 
 /* Request kinds: which family's exec runs. */
@@ -145,6 +147,7 @@ struct nvmf_queue {
 	uint32_t inflight;
 	uint32_t held;
 	struct nvmf_io_stats io;
+	struct nvmf_aio *aio; /* file and block device I/O; may be NULL */
 };
 
 struct nvmf_tgt {
@@ -168,6 +171,7 @@ struct nvmf_tgt {
 	atomic_uint_fast64_t n_ctrls, n_queues, n_reqs, n_held;
 	atomic_uint_fast64_t n_ctrls_created, n_connects_failed;
 	atomic_uint_fast64_t n_kato_expired, n_dropped;
+	atomic_uint_fast64_t n_bdev_err[NVMF_BDEV_ERR_CLASSES];
 };
 
 /*
@@ -340,12 +344,14 @@ void nvmf_subsys_destroy(struct nvmf_subsys *s);
  * @s: its subsystem (for the identifiers).
  * @c: the namespace configuration.
  * @out: the namespace, not yet published.
+ * @why: receives what failed, for a file or device (may be NULL).
+ * @whylen: its size.
  *
  * Return: 0; -ENOMEM; -EINVAL or a backing's -errno.
  * Context: any thread; blocks on files; allocates.
  */
 int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
-		   struct nvmf_ns **out);
+		   struct nvmf_ns **out, char *why, size_t whylen);
 
 /**
  * nvmf_ns_ids() - NGUID and UUID of a namespace, stable across restarts.
@@ -513,15 +519,36 @@ uint16_t nvmf_admin_exec(struct nvmf_queue *q, struct nvmf_req *req);
  */
 uint16_t nvmf_io_prep(struct nvmf_queue *q, struct nvmf_req *req);
 
+/* An exec step's "status" when the command went to the backend. */
+#define NVMF_STS_PENDING 0xFFFFu
+
 /**
  * nvmf_io_exec() - run an NVM command.
  * @q: the queue.
  * @req: the request.
  *
- * Return: 0 or the status (media errors from the backing).
- * Context: @q's thread; lock-free; blocks on file namespaces.
+ * Return: 0, the status (backend errors mapped by nvmf_bdev_status()), or
+ * NVMF_STS_PENDING when a backend operation was submitted to q->aio.
+ * Context: @q's thread; lock-free; blocks on file and device namespaces
+ * only when q->aio is NULL.
  */
 uint16_t nvmf_io_exec(struct nvmf_queue *q, struct nvmf_req *req);
+
+/**
+ * nvmf_io_step() - a backend operation of @req completed with @res.
+ *
+ * Return: as nvmf_io_exec() (PENDING: the next step was submitted).
+ * Context: @q's thread.
+ */
+uint16_t nvmf_io_step(struct nvmf_queue *q, struct nvmf_req *req, int res);
+
+/**
+ * nvmf_io_needs_copy() - whether @req's in-capsule data must be copied out
+ * of the capsule before it runs (it goes to the backend, which reads it
+ * after the capsule buffer is reused).
+ * Context: @q's thread; pure.
+ */
+bool nvmf_io_needs_copy(const struct nvmf_queue *q, const struct nvmf_req *req);
 
 /**
  * nvmf_identify_prep() - Identify: check CNS, 4096 bytes C2H.

@@ -37,10 +37,23 @@
  *                           Request). Later ops->held_ready(q, req) fires;
  *                           the binding then calls nvmf_req_resume() on
  *                           the queue's thread and sends the response.
+ *   NVMF_ACT_COPY           the command's in-capsule data must outlive the
+ *                           capsule (it goes to a file or block device):
+ *                           copy req->xfer_len bytes from req->data (the
+ *                           capsule, valid until the binding returns to
+ *                           its loop) into a buffer of the binding's,
+ *                           point req->data at it, then nvmf_req_exec().
+ *   NVMF_ACT_ASYNC          the command is with the backend (the queue's
+ *                           io_uring, struct nvmf_queue_params.aio): keep
+ *                           req and req->data; the engine's done callback
+ *                           brings it back through
+ *                           nvmf_req_backend_done(), which returns the
+ *                           next action (ASYNC again for a command of
+ *                           several backend steps).
  *   NVMF_ACT_DROP           no response is possible (capsule shorter than
  *                           an SQE, host overran the queue, queue killed):
  *                           disconnect the queue.
- * In-capsule data is consumed directly from the capsule during
+ * Other in-capsule data is consumed directly from the capsule during
  * nvmf_req_recv() (the capsule buffer may be reused once it returns).
  * If a transfer fails, nvmf_req_fail() produces the error response; if the
  * queue goes away first, nvmf_req_abort() forgets the request. When
@@ -63,8 +76,10 @@
  * must not call back into the core. After nvmf_queue_destroy() the binding
  * drops any such work still queued for that queue.
  *
- * File-backed namespaces use pread/pwrite on the calling thread: the I/O
- * path blocks on the filesystem (RAM namespaces never block).
+ * Namespaces on files and block devices go through the queue's io_uring
+ * (struct nvmf_queue_params.aio): the queue's thread never blocks on
+ * them. A queue created without one (tools, unit tests) does their I/O
+ * with blocking calls in place. RAM and null namespaces never block.
  */
 #ifndef WHARF_TARGETS_NVMF_NVMF_H
 #define WHARF_TARGETS_NVMF_NVMF_H
@@ -73,6 +88,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "targets/nvmf/aio.h"
 #include "targets/nvmf/config.h"
 #include "proto/nvme/rdma_pdata.h"
 #include "proto/nvme/spec.h"
@@ -93,6 +109,8 @@ enum nvmf_act {
 	NVMF_ACT_BUF,
 	NVMF_ACT_HOLD,
 	NVMF_ACT_DROP,
+	NVMF_ACT_COPY,
+	NVMF_ACT_ASYNC,
 };
 
 /* Direction of a command's data. */
@@ -122,6 +140,12 @@ struct nvmf_req {
 	uint16_t held_status;  /* status to complete a held request with */
 	void *ns;	       /* the namespace an I/O command targets */
 	struct nvmf_req *next; /* the controller's held list */
+	/* A command with the backend (NVMF_ACT_ASYNC). */
+	struct nvmf_aio_op aio; /* the step in flight */
+	uint32_t step;		/* which step (DSM range, flush-all NSID) */
+	uint8_t zero_mode;	/* Write Zeroes / deallocate: the fallback */
+	uint64_t zero_off;	/* the range still to zero, bytes */
+	uint64_t zero_left;
 };
 
 /* Callbacks into the binding. */
@@ -149,6 +173,9 @@ struct nvmf_queue_params {
 	uint16_t qid;	     /* from the CM private data */
 	uint16_t sq_entries; /* hsqsize + 1 */
 	void *ctx;	     /* the binding's, see nvmf_queue_ctx() */
+	/* The io_uring of the queue's thread, for file and block device
+	 * namespaces; NULL: their I/O blocks in place. Outlives the queue. */
+	struct nvmf_aio *aio;
 };
 
 /* Target-wide counters: all return to zero once every queue is gone. */
@@ -162,6 +189,11 @@ struct nvmf_tgt_stats {
 	uint64_t connects_failed;
 	uint64_t kato_expired;
 	uint64_t dropped; /* capsules answered with NVMF_ACT_DROP */
+	/* Backend I/O that failed, by the status the host got. */
+	uint64_t media_errors;	       /* Unrecovered Read / Write Fault */
+	uint64_t capacity_errors;      /* Capacity Exceeded */
+	uint64_t write_protect_errors; /* Namespace Is Write Protected */
+	uint64_t internal_errors;      /* Internal Error */
 };
 
 /**
@@ -264,6 +296,13 @@ int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms);
  * Context: any thread; non-blocking.
  */
 void nvmf_tgt_get_stats(const struct nvmf_tgt *tgt, struct nvmf_tgt_stats *out);
+
+/**
+ * nvmf_tgt_needs_aio() - whether a namespace of @tgt sits on a file or
+ * block device (its queues then need an io_uring: nvmf_queue_params.aio).
+ * Context: any thread; lock-free.
+ */
+bool nvmf_tgt_needs_aio(const struct nvmf_tgt *tgt);
 
 /**
  * nvmf_tgt_ns_set_ready() - mark a namespace (not) ready.
@@ -382,7 +421,8 @@ uint32_t nvmf_queue_inflight(const struct nvmf_queue *q);
  *
  * Return: the next action (see the request flow above). Never fails: a bad
  * command gets an error status in req->rsp.
- * Context: the queue's thread; may block on a file namespace.
+ * Context: the queue's thread; blocks on a file or device namespace only
+ * when the queue has no io_uring.
  */
 enum nvmf_act nvmf_req_recv(struct nvmf_queue *q, struct nvmf_req *req,
 			    const void *capsule, size_t len);
@@ -393,12 +433,34 @@ enum nvmf_act nvmf_req_recv(struct nvmf_queue *q, struct nvmf_req *req,
  * @req: a request for which nvmf_req_recv() returned NVMF_ACT_READ (data
  *       read into req->data) or NVMF_ACT_BUF (req->data attached).
  *
- * Return: NVMF_ACT_RESPOND, NVMF_ACT_WRITE_RESPOND or NVMF_ACT_HOLD; with
- * req->data NULL, or a request in the wrong state, the command fails with
- * Internal Error (NVMF_ACT_RESPOND).
- * Context: the queue's thread; may block on a file namespace.
+ * Return: NVMF_ACT_RESPOND, NVMF_ACT_WRITE_RESPOND, NVMF_ACT_HOLD or
+ * NVMF_ACT_ASYNC; with req->data NULL the command fails with Internal
+ * Error (NVMF_ACT_RESPOND); a request in the wrong state is
+ * NVMF_ACT_DROP.
+ * Context: the queue's thread; blocks on a file or device namespace only
+ * when the queue has no io_uring.
  */
 enum nvmf_act nvmf_req_exec(struct nvmf_queue *q, struct nvmf_req *req);
+
+/**
+ * nvmf_req_backend_done() - a backend step of @req has completed.
+ * @q: the queue.
+ * @req: a request for which NVMF_ACT_ASYNC was returned; @req->aio is
+ *	the operation the engine called back with.
+ * @res: the engine's result (bytes, or -errno).
+ *
+ * Errors become the NVMe status a host expects (bdev_status.h), counted in
+ * struct nvmf_tgt_stats. A short transfer goes on from where it stopped;
+ * a read that reaches a (shrunk) file's end reads zeroes for the rest, a
+ * write that makes no progress is a Write Fault.
+ *
+ * Return: NVMF_ACT_ASYNC (the next step is with the backend),
+ * NVMF_ACT_RESPOND or NVMF_ACT_WRITE_RESPOND; NVMF_ACT_DROP for a request
+ * in another state.
+ * Context: the queue's thread.
+ */
+enum nvmf_act nvmf_req_backend_done(struct nvmf_queue *q, struct nvmf_req *req,
+				    int res);
 
 /**
  * nvmf_req_resume() - complete a held request after ops->held_ready.
@@ -427,8 +489,12 @@ enum nvmf_act nvmf_req_fail(struct nvmf_queue *q, struct nvmf_req *req,
 /**
  * nvmf_req_abort() - forget a request that will never be answered.
  * @q: the queue (going away).
- * @req: a request in flight (waiting for data, or held).
+ * @req: a request in flight (waiting for data, held, or with the
+ *	backend).
  *
+ * A request with the backend stays the binding's until the engine's
+ * callback for it: its buffer must live until then, and the binding must
+ * not call back into the core for it (the queue is gone).
  * Context: the queue's thread; takes the controller lock for a held one.
  */
 void nvmf_req_abort(struct nvmf_queue *q, struct nvmf_req *req);

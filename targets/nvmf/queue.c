@@ -5,8 +5,12 @@
  *
  *   recv -- check/prep/bind --+-- no data / in-capsule -- exec --+-- DONE
  *                             +-- keyed SGL: WAIT_DATA -- exec --+
- *                                                                +-- HELD
+ *                             +-- in-capsule for the backend:    +-- HELD
+ *                                 WAIT_DATA (COPY) -- exec ------+
+ *                                                                +-- BACKEND
  *   HELD (AER) -- event: ops->held_ready -- READY -- resume -- DONE
+ *   BACKEND -- io_uring completion: backend_done --+-- next step: BACKEND
+ *                                                  +-- DONE
  *
  * A failure at any step completes the request with its status. The CID
  * enters the queue's set at recv and leaves it at completion; a capsule
@@ -45,6 +49,7 @@ int nvmf_queue_create(struct nvmf_tgt *tgt, const struct nvmf_queue_params *p,
 	q->sq_entries = p->sq_entries;
 	q->sq_size = p->sq_entries;
 	q->icd_size = nvmf_tgt_icd_size(tgt, p->qid);
+	q->aio = p->aio;
 	atomic_init(&q->killed, false);
 	nvmf_stat_add(&tgt->n_queues, 1);
 	*out = q;
@@ -161,6 +166,10 @@ static enum nvmf_act run(struct nvmf_queue *q, struct nvmf_req *req)
 		atomic_store(&q->ctrl->ka_last_ms, nvmf_now(q->tgt));
 	if (req->held) /* parked by the AER handler, state set under lock */
 		return NVMF_ACT_HOLD;
+	if (sts == NVMF_STS_PENDING) {
+		req->state = NVMF_REQ_BACKEND;
+		return NVMF_ACT_ASYNC;
+	}
 	return finish(q, req, sts);
 }
 
@@ -202,6 +211,10 @@ enum nvmf_act nvmf_req_recv(struct nvmf_queue *q, struct nvmf_req *req,
 	sts = nvmf_capsule_bind(req, capsule, len, q->icd_size);
 	if (sts)
 		return finish(q, req, sts);
+	if (req->data && nvmf_io_needs_copy(q, req)) {
+		req->state = NVMF_REQ_WAIT_DATA; /* the binding copies it */
+		return NVMF_ACT_COPY;
+	}
 	if (req->data) /* in-capsule */
 		return run(q, req);
 	req->state = NVMF_REQ_WAIT_DATA;
@@ -215,6 +228,19 @@ enum nvmf_act nvmf_req_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	if (!req->data)
 		return finish(q, req, nvmf_sts_gen(NVME_SC_INTERNAL));
 	return run(q, req);
+}
+
+enum nvmf_act nvmf_req_backend_done(struct nvmf_queue *q, struct nvmf_req *req,
+				    int res)
+{
+	uint16_t sts;
+
+	if (!q || !req || req->state != NVMF_REQ_BACKEND)
+		return NVMF_ACT_DROP;
+	sts = nvmf_io_step(q, req, res);
+	if (sts == NVMF_STS_PENDING)
+		return NVMF_ACT_ASYNC;
+	return finish(q, req, sts);
 }
 
 enum nvmf_act nvmf_req_resume(struct nvmf_queue *q, struct nvmf_req *req)
@@ -252,7 +278,7 @@ void nvmf_req_abort(struct nvmf_queue *q, struct nvmf_req *req)
 	if (c)
 		pthread_mutex_unlock(&c->lock);
 	if (state != NVMF_REQ_HELD && state != NVMF_REQ_WAIT_DATA &&
-	    state != NVMF_REQ_READY)
+	    state != NVMF_REQ_READY && state != NVMF_REQ_BACKEND)
 		return;
 	if (req->cid_held)
 		nvmf_cidset_del(&q->cids, req->cmd.common.cid);

@@ -101,6 +101,8 @@ static void shard_start(struct nr_shard *sh)
 {
 	if (!wharf_timer_create(sh->shard, sweep_fn, sh, &sh->sweep))
 		wharf_timer_arm(sh->sweep, NR_SWEEP_NS);
+	sh->aio_err = nvmf_aio_create(sh->shard, NR_AIO_DEPTH, nr_aio_done, sh,
+				      &sh->aio);
 }
 
 static void shard_end_queues(struct nr_shard *sh)
@@ -117,6 +119,20 @@ static void shard_end_queues(struct nr_shard *sh)
 
 static void shard_free(struct nr_shard *sh)
 {
+	/* Every queue is gone, and with it every backend operation (they
+	 * hold their queue): this only closes the ring. */
+	if (nvmf_aio_destroy(sh->aio, NR_AIO_DRAIN_MS)) {
+		/* The kernel may still write into the buffers: keep them. */
+		fprintf(stderr,
+			"wharf-nvmf-tgt: shard %u: backend I/O did not drain "
+			"in "
+			"%u ms; its data buffers are left allocated\n",
+			sh->index, NR_AIO_DRAIN_MS);
+		sh->aio = NULL;
+		sh->bufs = NULL;
+		return;
+	}
+	sh->aio = NULL;
 	wharf_buf_pool_destroy(sh->bufs);
 	sh->bufs = NULL;
 }
@@ -253,6 +269,23 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 		return rc;
 	}
 	nr_on_shards(r, shard_start);
+	for (unsigned i = 0; i < r->nshards; i++) {
+		rc = r->shards[i].aio_err;
+		if (!rc)
+			continue;
+		if (nvmf_tgt_needs_aio(r->tgt)) {
+			snprintf(err, errlen,
+				 "io_uring for shard %u: %s (file and block "
+				 "device namespaces need it)",
+				 i, strerror(-rc));
+			return rc;
+		}
+		fprintf(stderr,
+			"wharf-nvmf-tgt: io_uring unavailable (%s): only RAM "
+			"and null namespaces can be served\n",
+			strerror(-rc));
+		break;
+	}
 	return listen_all(r, cfg, err, errlen);
 }
 
@@ -347,6 +380,17 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
 		s.kills += atomic_load(&n->kills);
 		s.handoff_retries += atomic_load(&n->handoff_retries);
 		s.responses_inv += atomic_load(&n->responses_inv);
+		s.bounces += atomic_load(&n->bounces);
+		if (r->shards[i].aio) {
+			struct nvmf_aio_stats as;
+
+			nvmf_aio_get_stats(r->shards[i].aio, &as);
+			s.backend_ops += as.completed;
+			s.backend_errors += as.errors;
+			s.backend_waits += as.waited;
+			s.backend_fixed += as.fixed;
+			s.backend_inflight += as.inflight;
+		}
 	}
 	if (out && out->size >= sizeof(s))
 		*out = s;

@@ -100,6 +100,14 @@ struct nvmf_rdma_stats {
 	uint64_t kills;		  /* queues killed by the core (kato, reset) */
 	uint64_t handoff_retries; /* hand-overs left to the sweep */
 	uint64_t responses_inv;	  /* of responses: SEND with Invalidate */
+	/* File and block device namespaces: the shards' io_urings. */
+	uint64_t backend_ops;	   /* operations completed */
+	uint64_t backend_errors;   /* of which failed */
+	uint64_t backend_waits;	   /* waited for room in the ring */
+	uint64_t backend_fixed;	   /* used the registered buffers */
+	uint64_t backend_inflight; /* gauge: in the kernel */
+	uint64_t bounces;	   /* in-capsule data copied to the heap (pool
+				   * empty) */
 	/* The cm's view of the listeners' requests (wharf_cm_stats). */
 	uint64_t cm_requests;	     /* CONNECT_REQUESTs received */
 	uint64_t deferred;	     /* gauge: waiting for a handshake slot */

@@ -35,6 +35,7 @@ static int shard_device(struct nr_shard *sh, struct wharf_conn *conn)
 static int shard_buffers(struct nr_shard *sh)
 {
 	struct wharf_buf_pool_opts bo = {.size = sizeof(bo)};
+	int rc;
 
 	if (sh->bufs)
 		return 0;
@@ -42,7 +43,21 @@ static int shard_buffers(struct nr_shard *sh)
 	bo.pd = sh->pd;
 	bo.buf_size = sh->r->max_xfer;
 	bo.count = sh->r->opts.data_buffers;
-	return wharf_buf_pool_create(&bo, &sh->bufs);
+	rc = wharf_buf_pool_create(&bo, &sh->bufs);
+	if (rc || !sh->aio)
+		return rc;
+	/* The same buffers as the ring's fixed buffers: a read lands where
+	 * the RDMA WRITE sends from, a write leaves from where the RDMA READ
+	 * put it, and the kernel maps neither per I/O. Optional. */
+	rc = nvmf_aio_set_region(sh->aio, wharf_buf_pool_buf(sh->bufs, 0),
+				 wharf_buf_pool_stride(sh->bufs) *
+					 wharf_buf_pool_count(sh->bufs));
+	if (rc)
+		nr_log(sh->r,
+		       "shard %u: data buffers not registered with io_uring "
+		       "(%s): backend I/O maps them per operation",
+		       sh->index, strerror(-rc));
+	return 0;
 }
 
 static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
@@ -58,6 +73,7 @@ static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
 	nq->conn = conn;
 	nq->conn_id = wharf_conn_id(conn);
 	nq->qid = acc->qid;
+	p.aio = sh->aio;
 	/* Twice the entries, as nvmet-rdma allocates its responses: a
 	 * slot is free only once its response SEND has completed here, but
 	 * the host may reuse the SQ entry (and send the next capsule) as soon

@@ -23,6 +23,10 @@
  *     READ           -> buffer -> RDMA READ -> exec -> one of these
  *     BUF            -> buffer -> exec              -> one of these
  *     HOLD           -> held_ready -> owner: resume -> SEND rsp
+ *     COPY           -> buffer (pool, else heap) <- in-capsule data -> exec
+ *     ASYNC          -> the shard's io_uring -> done: backend_done -> one
+ *                       of these (the operation counts as a pending WR, so
+ *                       the slot and its buffer outlive an ended queue)
  *   No buffer free: the slot waits on its shard's list (FIFO).
  */
 #ifndef WHARF_TARGETS_NVMF_RDMA_INT_H
@@ -39,13 +43,16 @@
 #include <wharf/numa.h>
 #include <wharf/qp.h>
 
+#include "targets/nvmf/aio.h"
 #include "targets/nvmf/nvmf.h"
 #include "targets/nvmf/rdma.h"
 
-#define NR_WR_TAG      0x4e564d46u /* "NVMF" */
-#define NR_QUEUE_MAGIC 0x4e525155u
-#define NR_SWEEP_NS    (100ull * 1000 * 1000)
-#define NR_KATO_EVERY  5 /* sweeps between keep-alive scans (shard 0) */
+#define NR_WR_TAG	0x4e564d46u /* "NVMF" */
+#define NR_QUEUE_MAGIC	0x4e525155u
+#define NR_SWEEP_NS	(100ull * 1000 * 1000)
+#define NR_KATO_EVERY	5   /* sweeps between keep-alive scans (shard 0) */
+#define NR_AIO_DEPTH	256 /* backend operations in the kernel per shard */
+#define NR_AIO_DRAIN_MS 10000
 
 struct nvmf_rdma;
 struct nr_queue;
@@ -69,6 +76,7 @@ struct nr_slot {
 	bool waiting;	  /* on the shard's buffer wait list */
 	bool reading;	  /* the data WR is a READ: exec on completion */
 	bool close_after; /* disconnect once the response is sent */
+	bool bounce;	  /* buf is a heap copy of in-capsule data */
 };
 
 struct nr_queue {
@@ -95,7 +103,7 @@ struct nr_counters {
 	/* Written by the owner shard only (nr_count). */
 	atomic_uint_fast64_t capsules, rdma_reads, rdma_writes, responses;
 	atomic_uint_fast64_t buf_waits, wc_errors, responses_inv;
-	atomic_uint_fast64_t kills, handoff_retries;
+	atomic_uint_fast64_t kills, handoff_retries, bounces;
 };
 
 /* Counts on the data path: single writer (the owner shard), so a relaxed
@@ -115,6 +123,8 @@ struct nr_shard {
 	struct ibv_pd *pd;	     /* the device's PD (first connection) */
 	struct ibv_device_attr attr; /* that device's attributes */
 	struct wharf_buf_pool *bufs; /* data buffers on @pd */
+	struct nvmf_aio *aio;	     /* file / device I/O; NULL: failed */
+	int aio_err;		     /* why aio is NULL */
 	struct nr_slot *wait_head, *wait_tail;
 	struct wharf_timer *sweep;
 	unsigned sweeps;
@@ -166,5 +176,6 @@ void nr_queue_drop_requests(struct nr_queue *nq);
 void nr_ops_held_ready(struct nvmf_queue *q, struct nvmf_req *req, void *arg);
 void nr_ops_kill(struct nvmf_queue *q, void *arg);
 void nr_shard_sweep(struct nr_shard *sh);
+void nr_aio_done(struct nvmf_aio_op *op, int res, void *arg);
 
 #endif /* WHARF_TARGETS_NVMF_RDMA_INT_H */

@@ -11,6 +11,8 @@
  * response is a plain SEND and the host invalidates by itself.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "targets/nvmf/rdma_int.h"
@@ -23,6 +25,12 @@ static void buf_put(struct nr_slot *s)
 
 	if (!s->buf)
 		return;
+	if (s->bounce) {
+		free(s->buf);
+		s->bounce = false;
+		s->buf = NULL;
+		return;
+	}
 	wharf_buf_pool_put(sh->bufs, s->buf);
 	s->buf = NULL;
 	atomic_fetch_sub(&sh->n.bufs_in_use, 1);
@@ -57,7 +65,7 @@ static void slot_free(struct nr_slot *s)
 	struct nr_queue *nq = s->nq;
 	struct nr_shard *sh = nq->sh;
 	bool close = s->close_after;
-	bool had_buf = s->buf != NULL;
+	bool had_buf = s->buf != NULL && !s->bounce; /* a pool buffer */
 
 	buf_put(s);
 	s->busy = false;
@@ -176,9 +184,49 @@ static void with_buffer(struct nr_slot *s, bool read)
 	}
 }
 
+/*
+ * COPY: in-capsule data bound for the backend, which reads it after the
+ * capsule's receive buffer is reposted: copy it now, into a pool buffer,
+ * or (none free: waiting would lose the capsule) an aligned heap one.
+ */
+static void copy_in(struct nr_slot *s)
+{
+	struct nr_queue *nq = s->nq;
+	struct nr_shard *sh = nq->sh;
+	uint32_t len = s->req.xfer_len;
+	void *buf = sh->bufs ? wharf_buf_pool_get(sh->bufs) : NULL;
+
+	if (buf) {
+		atomic_fetch_add(&sh->n.bufs_in_use, 1);
+	} else {
+		buf = aligned_alloc(4096, (len + 4095) / 4096 * 4096);
+		if (!buf) {
+			slot_act(s,
+				 nvmf_req_fail(
+					 nq->q, &s->req,
+					 NVME_STATUS(NVME_SCT_GENERIC,
+						     NVME_SC_TRANSIENT_XPORT)));
+			return;
+		}
+		s->bounce = true;
+		nr_count(&sh->n.bounces);
+	}
+	memcpy(buf, s->req.data, len);
+	s->buf = buf;
+	s->req.data = buf;
+	slot_act(s, nvmf_req_exec(nq->q, &s->req));
+}
+
 static void slot_act(struct nr_slot *s, enum nvmf_act act)
 {
 	switch (act) {
+	case NVMF_ACT_COPY:
+		copy_in(s);
+		return;
+	case NVMF_ACT_ASYNC: /* with the backend: counts as a pending WR */
+		s->pending++;
+		s->nq->wr_inflight++;
+		return;
 	case NVMF_ACT_RESPOND:
 	case NVMF_ACT_WRITE_RESPOND:
 		respond(s, act == NVMF_ACT_WRITE_RESPOND);
@@ -220,6 +268,17 @@ int nr_on_recv(struct wharf_conn *conn, void *buf,
 	return 0;
 }
 
+/* Something a slot of an ended queue waited for is back: the core forgot
+ * the request already; the slot (and, last, the queue) can go. */
+static void ended_done(struct nr_slot *s)
+{
+	if (!s->pending) {
+		buf_put(s);
+		s->busy = false;
+	}
+	nr_queue_maybe_free(s->nq);
+}
+
 void nr_on_send_done(struct wharf_conn *conn, struct wharf_wr *wr, void *arg)
 {
 	struct nr_wr *w = wharf_wr_entry(wr, struct nr_wr, wr, NR_WR_TAG);
@@ -246,12 +305,8 @@ void nr_on_send_done(struct wharf_conn *conn, struct wharf_wr *wr, void *arg)
 		nr_count(&nq->sh->n.rdma_reads);
 	else
 		nr_count(&nq->sh->n.rdma_writes);
-	if (nq->ended) { /* the core forgot the request already */
-		if (!s->pending) {
-			buf_put(s);
-			s->busy = false;
-		}
-		nr_queue_maybe_free(nq);
+	if (nq->ended) {
+		ended_done(s);
 		return;
 	}
 	if (w == &s->data_wr && s->reading) {
@@ -264,6 +319,25 @@ void nr_on_send_done(struct wharf_conn *conn, struct wharf_wr *wr, void *arg)
 		disconnect(nq);
 	if (!s->pending)
 		slot_free(s);
+}
+
+/* A backend operation of a slot's request completed (shard thread). */
+void nr_aio_done(struct nvmf_aio_op *op, int res, void *arg)
+{
+	struct nvmf_req *req =
+		(struct nvmf_req *)((char *)op -
+				    offsetof(struct nvmf_req, aio));
+	struct nr_slot *s = (struct nr_slot *)req; /* req is the first field */
+	struct nr_queue *nq = s->nq;
+
+	(void)arg;
+	s->pending--;
+	nq->wr_inflight--;
+	if (nq->ended) {
+		ended_done(s);
+		return;
+	}
+	slot_act(s, nvmf_req_backend_done(nq->q, &s->req, res));
 }
 
 void nr_slot_resume(struct nr_slot *s)

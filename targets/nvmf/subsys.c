@@ -105,7 +105,7 @@ static const char *backing_name(const struct nvmf_cfg_ns *cn)
 }
 
 int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
-		   struct nvmf_ns **out)
+		   struct nvmf_ns **out, char *why, size_t whylen)
 {
 	struct nvmf_ns *ns = calloc(1, sizeof(*ns));
 	int rc;
@@ -117,7 +117,8 @@ int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
 	else if (c->kind == NVMF_BDEV_NULL)
 		rc = nvmf_bdev_open_null(&ns->bdev, c->size, c->block_size);
 	else if (c->kind == NVMF_BDEV_FILE)
-		rc = nvmf_bdev_open_file(&ns->bdev, c->path, c->block_size);
+		rc = nvmf_bdev_open_path(&ns->bdev, c->path, c->block_size,
+					 c->io, why, whylen);
 	else
 		rc = -EINVAL;
 	if (rc) {
@@ -125,7 +126,7 @@ int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
 		return rc;
 	}
 	ns->nsid = c->nsid;
-	ns->lbads = log2_u32(c->block_size);
+	ns->lbads = log2_u32(ns->bdev.block_size);
 	ns->nsze = ns->bdev.size >> ns->lbads;
 	ns->line = c->line;
 	atomic_init(&ns->state, NVMF_NS_ACTIVE);
@@ -193,6 +194,7 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const struct nvmf_cfg_subsys *c,
 	}
 	for (size_t i = 0; !rc && i < c->nns; i++) {
 		const struct nvmf_cfg_ns *cn = &c->ns[i];
+		char why[160];
 		struct nvmf_ns *ns;
 
 		if (cn->nsid < 1 || cn->nsid > NVMF_MAX_NSID ||
@@ -203,13 +205,14 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const struct nvmf_cfg_subsys *c,
 					 source, cn->line, cn->nsid);
 			break;
 		}
-		rc = nvmf_ns_create(s, cn, &ns);
+		why[0] = '\0';
+		rc = nvmf_ns_create(s, cn, &ns, why, sizeof(why));
 		if (rc) {
 			if (err && errlen)
 				snprintf(err, errlen,
 					 "%s:%u: namespace %u (%s): %s", source,
 					 cn->line, cn->nsid, backing_name(cn),
-					 strerror(-rc));
+					 why[0] ? why : strerror(-rc));
 			break;
 		}
 		atomic_store_explicit(&s->ns[cn->nsid], ns,

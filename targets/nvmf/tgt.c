@@ -158,6 +158,18 @@ int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms)
 	return n;
 }
 
+bool nvmf_tgt_needs_aio(const struct nvmf_tgt *tgt)
+{
+	for (size_t i = 0; i < tgt->nsubsys; i++)
+		for (uint32_t n = 1; n <= NVMF_MAX_NSID; n++) {
+			struct nvmf_ns *ns = nvmf_subsys_ns(tgt->subsys[i], n);
+
+			if (ns && nvmf_bdev_async(&ns->bdev))
+				return true;
+		}
+	return false;
+}
+
 void nvmf_tgt_get_stats(const struct nvmf_tgt *tgt, struct nvmf_tgt_stats *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -169,6 +181,13 @@ void nvmf_tgt_get_stats(const struct nvmf_tgt *tgt, struct nvmf_tgt_stats *out)
 	out->connects_failed = atomic_load(&tgt->n_connects_failed);
 	out->kato_expired = atomic_load(&tgt->n_kato_expired);
 	out->dropped = atomic_load(&tgt->n_dropped);
+	out->media_errors = atomic_load(&tgt->n_bdev_err[NVMF_BDEV_ERR_MEDIA]);
+	out->capacity_errors =
+		atomic_load(&tgt->n_bdev_err[NVMF_BDEV_ERR_CAPACITY]);
+	out->write_protect_errors =
+		atomic_load(&tgt->n_bdev_err[NVMF_BDEV_ERR_WRITE_PROTECT]);
+	out->internal_errors =
+		atomic_load(&tgt->n_bdev_err[NVMF_BDEV_ERR_INTERNAL]);
 }
 
 /* Tell every controller of @s that @nsid changed. tgt->lock held. */
@@ -238,7 +257,7 @@ int nvmf_tgt_ns_add_ram(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
 		pthread_mutex_unlock(&tgt->lock);
 		return -EEXIST;
 	}
-	rc = nvmf_ns_create(s, &c, &ns);
+	rc = nvmf_ns_create(s, &c, &ns, NULL, 0);
 	if (!rc) {
 		atomic_store_explicit(&s->ns[nsid], ns, memory_order_release);
 		notify_locked(tgt, s, nsid);

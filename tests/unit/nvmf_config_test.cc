@@ -327,8 +327,36 @@ TEST(NvmfConfig, NamespaceErrors)
 		  "block=4096",
 		  Err(Head("namespace 1 ram:1M bs=512\n")));
 	EXPECT_EQ("t.conf:4: namespace: expected \"namespace NSID "
-		  "ram:SIZE|null:SIZE|file:PATH [block=N]\"",
+		  "ram:SIZE|null:SIZE|file:PATH [block=N] "
+		  "[io=direct|buffered]\"",
 		  Err(Head("namespace 1\n")));
+	EXPECT_EQ("t.conf:4: namespace: \"io=fast\" is not io=direct or "
+		  "io=buffered",
+		  Err(Head("namespace 1 file:/dev/sdb io=fast\n")));
+	EXPECT_EQ("t.conf:4: namespace: io= is for file: backings",
+		  Err(Head("namespace 1 ram:1M io=direct\n")));
+}
+
+TEST(NvmfConfig, FileOptions)
+{
+	std::string text = "listen 10.0.0.1\nsubsystem nqn.2024-01.io.w:a\n"
+			   "namespace 1 file:/dev/nullb0\n"
+			   "namespace 2 file:/srv/f io=direct block=4096\n"
+			   "namespace 3 file:/srv/g io=buffered\n"
+			   "allow-any-host\n";
+	nvmf_config cfg;
+	char err[256] = "";
+	ASSERT_EQ(0, nvmf_config_parse(text.data(), text.size(), "t.conf", &cfg,
+				       err, sizeof(err)))
+		<< err;
+	const nvmf_cfg_subsys &s = cfg.subsys[0];
+	ASSERT_EQ(3u, s.nns);
+	EXPECT_EQ(0u, s.ns[0].block_size); // the device's, found at open
+	EXPECT_EQ(NVMF_BDEV_IO_DEFAULT, s.ns[0].io);
+	EXPECT_EQ(4096u, s.ns[1].block_size);
+	EXPECT_EQ(NVMF_BDEV_IO_DIRECT, s.ns[1].io);
+	EXPECT_EQ(NVMF_BDEV_IO_BUFFERED, s.ns[2].io);
+	nvmf_config_free(&cfg);
 }
 
 TEST(NvmfConfig, AllowListErrors)

@@ -54,14 +54,17 @@ nvmf_modules() {
 	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 }
 
-# nvmet-rdma: subsystem NQN (any host allowed) with namespace 1 on DEVICE,
-# exported on configfs port PORTID at $nvmf_addr:PORT.
-nvmet_setup() { # nqn device port portid
+# nvmet-rdma: subsystem NQN (any host allowed) with namespace 1 on DEVICE
+# (a block device: nvmet's bio path; a regular file: its file path, with
+# buffered_io BUFFERED, 0 by default), exported on configfs port PORTID at
+# $nvmf_addr:PORT.
+nvmet_setup() { # nqn device port portid [buffered]
 	local s=$nvmf_cfs/subsystems/$1 p=$nvmf_cfs/ports/$4
 	mkdir "$s"
 	echo 1 >"$s/attr_allow_any_host"
 	mkdir "$s/namespaces/1"
 	echo -n "$2" >"$s/namespaces/1/device_path"
+	[ -z "${5:-}" ] || echo "$5" >"$s/namespaces/1/buffered_io"
 	echo 1 >"$s/namespaces/1/enable"
 	mkdir "$p"
 	echo rdma >"$p/addr_trtype"
@@ -118,17 +121,19 @@ nvmf_kconnect() { # nqn port hostnqn
 	return 1
 }
 
-# fio 4k RW at QD on DEV for RUNTIME seconds (2 s ramp), on CPU
-# $nvmf_fio_cpu (default 1), io_uring,
-# O_DIRECT, scratch files in WORK -> "IOPS AVG_US P99_US" (terse v3: read
-# IOPS in field 8, total latency mean 40, clat percentiles 18-37; write
-# 49, 81, 59-78; latencies in us).
+# fio RW at QD on DEV for RUNTIME seconds (2 s ramp), on CPU
+# $nvmf_fio_cpu (default 1), io_uring, O_DIRECT, blocks of $nvmf_fio_bs
+# (default 4k) over the first $nvmf_fio_size (default 64M), scratch files
+# in WORK -> "IOPS AVG_US P99_US" (terse v3: read IOPS in field 8, total
+# latency mean 40, clat percentiles 18-37; write 49, 81, 59-78; latencies
+# in us).
 nvmf_fio() { # dev rw qd runtime work
 	local w=0
-	[ "$2" = randwrite ] && w=1
+	case $2 in *write) w=1 ;; esac
 	taskset -c "${nvmf_fio_cpu:-1}" fio --name=b --filename="$1" --ioengine=io_uring \
-		--direct=1 --bs=4k --rw="$2" --iodepth="$3" --numjobs=1 \
-		--size=64M --time_based --runtime="$4" --ramp_time=2 \
+		--direct=1 --bs="${nvmf_fio_bs:-4k}" --rw="$2" --iodepth="$3" \
+		--numjobs=1 --size="${nvmf_fio_size:-64M}" --time_based \
+		--runtime="$4" --ramp_time=2 \
 		--output-format=terse --terse-version=3 >"$5/fio" \
 		2>"$5/fio.err" || {
 		cat "$5/fio.err" >&2
