@@ -146,6 +146,15 @@ void wharf_cm_opts_init(struct wharf_cm_opts *opts);
  * refused), and on every shard creates an rdma_cm event channel and a
  * watch on it.
  *
+ * Signals: the connection tables are liburcu hash tables that resize
+ * themselves, which starts liburcu's resize worker thread. Before
+ * liburcu 0.14 (Debian 12 has 0.13) that thread blocks every signal but
+ * SIGUSR1 (liburcu's signal flavor's SIGRCU), whatever the creating
+ * thread's mask. A program that takes SIGUSR1 with sigwait() or
+ * signalfd() must also give it a handler (wharf-nvmf-tgt's forwards it
+ * to its waiting thread), or a SIGUSR1 that arrives while no thread
+ * waits for it runs the default action there and ends the process.
+ *
  * Return: 0; -EINVAL for NULL arguments or bad options (size, shard
  * index, res_opts size, a res option a device cannot hold: the log names
  * the option and the limit); -ENODEV when there is no RDMA device (or no

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,7 +26,11 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       "responses_inv=%llu buf_waits=%llu wc_errors=%llu kills=%llu "
 	       "cm_requests=%llu deferred=%llu deferred_total=%llu "
 	       "deferred_accepted=%llu deferred_timed_out=%llu "
-	       "rejected_busy=%llu cm_failed=%llu\n",
+	       "rejected_busy=%llu cm_failed=%llu backend_ops=%llu "
+	       "backend_errors=%llu backend_waits=%llu backend_fixed=%llu "
+	       "backend_inflight=%llu bounces=%llu media_errors=%llu "
+	       "capacity_errors=%llu write_protect_errors=%llu "
+	       "internal_errors=%llu\n",
 	       when, (unsigned long long)t.ctrls, (unsigned long long)s.queues,
 	       (unsigned long long)t.reqs, (unsigned long long)t.held,
 	       (unsigned long long)s.bufs_in_use,
@@ -44,8 +50,37 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       (unsigned long long)s.deferred_accepted,
 	       (unsigned long long)s.deferred_timed_out,
 	       (unsigned long long)s.rejected_busy,
-	       (unsigned long long)s.cm_failed);
+	       (unsigned long long)s.cm_failed,
+	       (unsigned long long)s.backend_ops,
+	       (unsigned long long)s.backend_errors,
+	       (unsigned long long)s.backend_waits,
+	       (unsigned long long)s.backend_fixed,
+	       (unsigned long long)s.backend_inflight,
+	       (unsigned long long)s.bounces,
+	       (unsigned long long)t.media_errors,
+	       (unsigned long long)t.capacity_errors,
+	       (unsigned long long)t.write_protect_errors,
+	       (unsigned long long)t.internal_errors);
 	fflush(stdout);
+}
+
+/*
+ * The signals the main thread takes with sigwait() are blocked in every
+ * thread the binding starts, but not in liburcu's hash table resize
+ * worker (before liburcu 0.14 it unblocks SIGUSR1, its signal flavor's
+ * SIGRCU: see wharf_cm_create()). A SIGUSR1 sent while the main thread
+ * is not in sigwait() could land there and end the target. A handler
+ * makes that harmless: wherever it runs, it sends the signal on to the
+ * main thread, where it waits (blocked, pending) for the next sigwait().
+ */
+static pid_t main_tid;
+
+static void forward_to_main(int sig)
+{
+	int saved = errno;
+
+	syscall(SYS_tgkill, getpid(), main_tid, sig);
+	errno = saved;
 }
 
 int main(int argc, char **argv)
@@ -61,12 +96,23 @@ int main(int argc, char **argv)
 		nvmf_config_free(&a.cfg);
 		return rc > 0 ? 0 : 2;
 	}
-	/* Every thread the binding starts inherits the mask. */
+	/* Every thread the binding starts inherits the mask; a thread that
+	 * unblocks one of them anyway forwards it (forward_to_main()). */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGUSR1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	main_tid = gettid();
+	{
+		struct sigaction sa = {.sa_handler = forward_to_main,
+				       .sa_flags = SA_RESTART};
+
+		sigfillset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	rc = nvmf_rdma_create(&a.cfg, &a.opts, &r, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "wharf-nvmf-tgt: %s\n",

@@ -51,7 +51,9 @@ const char kWharfSub[] = "nqn.2024-01.io.wharf:nbd-wharf";
 const char kCfs[] = "/sys/kernel/config/nvmet";
 const char kImg[] = "/dev/shm/nbd_test.img";
 const char kPortId[] = "31";
-const uint16_t kNvmetPort = 4432, kWharfPort = 4433;
+// Ports no other guest test uses (a kernel nvmet port outlives the test
+// process that configured it).
+const uint16_t kNvmetPort = 4442, kWharfPort = 4443;
 const uint64_t kNsBytes = 64ull << 20;
 const char kSock[] = "/tmp/nbd_test.sock";
 

@@ -47,7 +47,10 @@ const char kImg[] = "/tmp/nvmf_host_recovery.img";
 const char kNvmetSub[] = "nqn.2024-01.io.wharf:recovery-nvmet";
 const char kNvmetImg[] = "/tmp/nvmf_host_recovery_nvmet.img";
 const char kCfs[] = "/sys/kernel/config/nvmet";
-const uint16_t kPort = 4432, kNvmetPort = 4433;
+// Ports no other guest test uses: a kernel nvmet port configured by one
+// test outlives its process, and a target of a later test on the same
+// port would share the address with it.
+const uint16_t kPort = 4440, kNvmetPort = 4441;
 
 std::string TgtConfig()
 {
