@@ -439,8 +439,8 @@ TEST(NvmfTarget, CreateReportsBackingErrorsWithTheirLine)
 	nvmf_tgt *tgt = nullptr;
 	EXPECT_EQ(-ENOENT,
 		  nvmf_tgt_create(&cfg, &ops, &fake, &tgt, err, sizeof(err)));
-	EXPECT_STREQ("t.conf:3: namespace 3 (/nonexistent/disk): No such file "
-		     "or directory",
+	EXPECT_STREQ("t.conf:3: namespace 3 (/nonexistent/disk): stat: No "
+		     "such file or directory",
 		     err);
 	ops.kill = nullptr;
 	EXPECT_EQ(-EINVAL,
