@@ -298,7 +298,15 @@ static uint16_t zero_done(struct nvmf_queue *q, struct nvmf_req *req, int res)
 	return NVMF_STS_PENDING;
 }
 
-/* Flush one namespace: in place, or submitted (PENDING). */
+/*
+ * Flush one namespace: submitted (PENDING), or in place. In place blocks
+ * (fdatasync) for a file or device, and is reached only by a queue
+ * without a ring: tools and unit tests. The RDMA binding gives every
+ * queue its shard's ring, and refuses to start when a file or device
+ * namespace exists and a ring could not be made (rdma.c), so a shard
+ * never gets here for one; the same holds for rw(), write_zeroes() and
+ * dsm_from().
+ */
 static uint16_t flush_ns(struct nvmf_queue *q, struct nvmf_req *req,
 			 struct nvmf_ns *ns)
 {
