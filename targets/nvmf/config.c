@@ -91,43 +91,99 @@ static struct nvmf_cfg_subsys *cur_subsys(struct line_ctx *c)
 	return &c->cfg->subsys[c->cfg->nsubsys - 1];
 }
 
-/* "listen ADDRESS [PORT]". */
-static int do_listen(struct line_ctx *c)
+/* "WORD ADDRESS [PORT]" into @l (listen and export lines). */
+static int parse_addr(struct line_ctx *c, struct nvmf_cfg_listen *l)
 {
-	struct nvmf_config *cfg = c->cfg;
-	struct nvmf_cfg_listen *l;
 	unsigned char buf[16];
 	uint32_t port = NVMF_DEFAULT_PORT;
 	int family;
 
-	if (need_args(c, 1, 2, "listen ADDRESS [PORT]"))
-		return -EINVAL;
+	if (c->n < 2 || c->n > 3)
+		return fail(c, "%s: expected \"%s ADDRESS [PORT]\"", c->w[0],
+			    c->w[0]);
 	if (inet_pton(AF_INET, c->w[1], buf) == 1)
 		family = AF_INET;
 	else if (inet_pton(AF_INET6, c->w[1], buf) == 1)
 		family = AF_INET6;
 	else
-		return fail(c, "listen: \"%s\" is not an IPv4 or IPv6 address",
-			    c->w[1]);
+		return fail(c, "%s: \"%s\" is not an IPv4 or IPv6 address",
+			    c->w[0], c->w[1]);
 	if (c->n == 3 && parse_uint(c->w[2], 1, 65535, &port))
-		return fail(c, "listen: port \"%s\" is not 1..65535", c->w[2]);
-	for (size_t i = 0; i < cfg->nlisten; i++)
-		if (cfg->listen[i].port == port &&
-		    !strcmp(cfg->listen[i].addr, c->w[1]))
-			return fail(
-				c,
-				"listen: %s port %u twice (first on line %u)",
-				c->w[1], port, cfg->listen[i].line);
-	if (cfg->nlisten == NVMF_CFG_MAX_LISTEN)
-		return fail(c, "listen: more than %d addresses",
-			    NVMF_CFG_MAX_LISTEN);
+		return fail(c, "%s: port \"%s\" is not 1..65535", c->w[0],
+			    c->w[2]);
 	if (strlen(c->w[1]) >= sizeof(l->addr))
-		return fail(c, "listen: address too long");
-	l = &cfg->listen[cfg->nlisten++];
+		return fail(c, "%s: address too long", c->w[0]);
+	memset(l, 0, sizeof(*l));
 	snprintf(l->addr, sizeof(l->addr), "%s", c->w[1]);
 	l->family = family;
 	l->port = (uint16_t)port;
 	l->line = c->lineno;
+	return 0;
+}
+
+/* Whether @a and @b are the same address and port ("fd00::1" is
+ * "fd00:0::1"). */
+static bool same_addr(const struct nvmf_cfg_listen *a,
+		      const struct nvmf_cfg_listen *b)
+{
+	unsigned char x[16] = {0}, y[16] = {0};
+
+	return a->port == b->port && a->family == b->family &&
+	       inet_pton(a->family, a->addr, x) == 1 &&
+	       inet_pton(b->family, b->addr, y) == 1 && !memcmp(x, y, 16);
+}
+
+/* The entry of @arr[0..n) with @l's address and port, or NULL. */
+static const struct nvmf_cfg_listen *
+find_addr(const struct nvmf_cfg_listen *arr, size_t n,
+	  const struct nvmf_cfg_listen *l)
+{
+	for (size_t i = 0; i < n; i++)
+		if (same_addr(&arr[i], l))
+			return &arr[i];
+	return NULL;
+}
+
+/* "listen ADDRESS [PORT]". */
+static int do_listen(struct line_ctx *c)
+{
+	struct nvmf_config *cfg = c->cfg;
+	const struct nvmf_cfg_listen *dup;
+	struct nvmf_cfg_listen l;
+
+	if (parse_addr(c, &l))
+		return -EINVAL;
+	dup = find_addr(cfg->listen, cfg->nlisten, &l);
+	if (dup)
+		return fail(c, "listen: %s port %u twice (first on line %u)",
+			    l.addr, l.port, dup->line);
+	if (cfg->nlisten == NVMF_CFG_MAX_LISTEN)
+		return fail(c, "listen: more than %d addresses",
+			    NVMF_CFG_MAX_LISTEN);
+	cfg->listen[cfg->nlisten++] = l;
+	return 0;
+}
+
+/* "export ADDRESS [PORT]": the subsystem is served on that listen address
+ * only (with its other export lines); resolved by nvmf_config_finish(). */
+static int do_export(struct line_ctx *c)
+{
+	struct nvmf_cfg_subsys *s = cur_subsys(c);
+	const struct nvmf_cfg_listen *dup;
+	struct nvmf_cfg_listen l;
+
+	if (!s)
+		return -EINVAL;
+	if (parse_addr(c, &l))
+		return -EINVAL;
+	dup = find_addr(s->exports, s->nexports, &l);
+	if (dup)
+		return fail(c, "export: %s port %u twice (first on line %u)",
+			    l.addr, l.port, dup->line);
+	if (s->nexports == NVMF_CFG_MAX_LISTEN)
+		return fail(c, "export: more than %d addresses",
+			    NVMF_CFG_MAX_LISTEN);
+	s->exports[s->nexports++] = l;
 	return 0;
 }
 
@@ -421,10 +477,11 @@ static int do_allow_host(struct line_ctx *c)
 		return -EINVAL;
 	if (need_args(c, 1, 1, "allow-host NQN"))
 		return -EINVAL;
-	if (s->allow_any)
+	if (s->allow_any || s->allow_none)
 		return fail(c,
 			    "allow-host: the subsystem already has "
-			    "allow-any-host (line %u)",
+			    "%s (line %u)",
+			    s->allow_any ? "allow-any-host" : "allow-no-host",
 			    s->allow_line);
 	if (!nvmf_nqn_valid(c->w[1]))
 		return fail(c, "allow-host: \"%s\" is not a valid NQN",
@@ -448,6 +505,25 @@ static int do_allow_host(struct line_ctx *c)
 	return 0;
 }
 
+/* "allow-no-host": a closed subsystem, hosts to be added at run time. */
+static int do_allow_none(struct line_ctx *c)
+{
+	struct nvmf_cfg_subsys *s = cur_subsys(c);
+
+	if (!s)
+		return -EINVAL;
+	if (need_args(c, 0, 0, "allow-no-host"))
+		return -EINVAL;
+	if (s->allow_line)
+		return fail(c,
+			    "allow-no-host: the subsystem already says who "
+			    "may connect (line %u)",
+			    s->allow_line);
+	s->allow_none = true;
+	s->allow_line = c->lineno;
+	return 0;
+}
+
 /* "allow-any-host". */
 static int do_allow_any(struct line_ctx *c)
 {
@@ -457,6 +533,11 @@ static int do_allow_any(struct line_ctx *c)
 		return -EINVAL;
 	if (need_args(c, 0, 0, "allow-any-host"))
 		return -EINVAL;
+	if (s->allow_none)
+		return fail(c,
+			    "allow-any-host: the subsystem has allow-no-host "
+			    "(line %u)",
+			    s->allow_line);
 	if (s->nhosts)
 		return fail(c,
 			    "allow-any-host: the subsystem already lists "
@@ -510,6 +591,8 @@ int nvmf_config_line(struct nvmf_config *cfg, const char *line,
 		{"namespace", do_namespace},
 		{"allow-host", do_allow_host},
 		{"allow-any-host", do_allow_any},
+		{"allow-no-host", do_allow_none},
+		{"export", do_export},
 	};
 	struct line_ctx c = {
 		.cfg = cfg, .lineno = lineno, .err = err, .errlen = errlen};
@@ -542,6 +625,28 @@ int nvmf_config_line(struct nvmf_config *cfg, const char *line,
 	return fail(&c, "unknown directive \"%s\"", c.w[0]);
 }
 
+/* @s's export lines as a mask of listen lines; each must name one. */
+static int resolve_exports(const struct nvmf_config *cfg,
+			   struct nvmf_cfg_subsys *s, struct line_ctx *c)
+{
+	s->listen_mask = 0;
+	for (size_t i = 0; i < s->nexports; i++) {
+		const struct nvmf_cfg_listen *e = &s->exports[i];
+		const struct nvmf_cfg_listen *l =
+			find_addr(cfg->listen, cfg->nlisten, e);
+
+		if (!l) {
+			c->lineno = e->line;
+			return fail(c,
+				    "export: %s port %u is not a listen "
+				    "address (add \"listen %s %u\")",
+				    e->addr, e->port, e->addr, e->port);
+		}
+		s->listen_mask |= 1u << (l - cfg->listen);
+	}
+	return 0;
+}
+
 int nvmf_config_finish(struct nvmf_config *cfg, char *err, size_t errlen)
 {
 	struct line_ctx c = {
@@ -559,12 +664,16 @@ int nvmf_config_finish(struct nvmf_config *cfg, char *err, size_t errlen)
 	for (size_t i = 0; i < cfg->nsubsys; i++) {
 		const struct nvmf_cfg_subsys *s = &cfg->subsys[i];
 
-		if (!s->allow_any && !s->nhosts) {
+		int rc = resolve_exports(cfg, &cfg->subsys[i], &c);
+
+		if (rc)
+			return rc;
+		if (!s->allow_any && !s->allow_none && !s->nhosts) {
 			c.lineno = s->line;
 			return fail(&c,
-				    "subsystem %s: no allow-host or "
-				    "allow-any-host (allow-any must be "
-				    "explicit)",
+				    "subsystem %s: no allow-host, "
+				    "allow-any-host or allow-no-host (who may "
+				    "connect must be explicit)",
 				    s->nqn);
 		}
 	}

@@ -27,12 +27,22 @@
  *                               # direct for a device, buffered for a file)
  *     allow-host nqn.2014-08.org.nvmexpress:uuid:...
  *     allow-any-host            # explicit; never mixed with allow-host
+ *     allow-no-host             # nobody until hosts are added at run time
+ *                               # (what a saved configuration says of a
+ *                               # subsystem whose last host was removed)
+ *     export 198.18.0.1 4420    # served on this listen address only
+ *                               # (repeatable; each names a listen line)
  *
  * Every directive after "subsystem" belongs to it until the next
- * "subsystem". Sizes take K, M, G, T suffixes (powers of 1024). Each
- * subsystem must say who may connect: at least one allow-host, or
- * allow-any-host (there is no implicit default). The configuration needs
- * at least one listen line and one subsystem.
+ * "subsystem". A subsystem without export lines is served on every listen
+ * address; one with export lines only on those, as nvmet's
+ * ports/N/subsystems links: a Connect through another listener is refused
+ * as for an unknown subsystem, and only a discovery controller that came
+ * in through one of its listeners lists it (at its own addresses). Sizes
+ * take K, M, G, T suffixes (powers of 1024). Each subsystem must say who
+ * may connect: at least one allow-host, allow-any-host or allow-no-host
+ * (there is no implicit default). The configuration needs at least one
+ * listen line and one subsystem.
  *
  * Errors name the source and line: "tgt.conf:7: namespace: duplicate NSID
  * 1 (first on line 5)". Parsing is pure: file backings are opened (and
@@ -82,12 +92,18 @@ struct nvmf_cfg_subsys {
 	char serial[21];
 	char model[41];
 	bool allow_any;
-	char **hosts; /* owned NQNs */
+	bool allow_none; /* "allow-no-host": closed until hosts are added */
+	char **hosts;	 /* owned NQNs */
 	size_t nhosts;
 	struct nvmf_cfg_ns *ns;
 	size_t nns;
 	unsigned int line;
 	unsigned int allow_line; /* first allow-* line */
+	struct nvmf_cfg_listen exports[NVMF_CFG_MAX_LISTEN]; /* export lines */
+	size_t nexports;
+	/* Set by nvmf_config_finish(): bit i for listen[i] of an export
+	 * line; 0 = every listen address. */
+	uint32_t listen_mask;
 };
 
 struct nvmf_config {
@@ -140,8 +156,9 @@ int nvmf_config_line(struct nvmf_config *cfg, const char *line,
  * @err: receives the message on failure.
  * @errlen: size of @err.
  *
- * Return: 0; -EINVAL if there is no listen line or no subsystem, or a
- * subsystem has no allow-host / allow-any-host line.
+ * Return: 0; -EINVAL if there is no listen line or no subsystem, a
+ * subsystem has no allow-host / allow-any-host line, or an export line
+ * names no listen line. Sets each subsystem's listen_mask.
  * Context: any thread; pure.
  */
 int nvmf_config_finish(struct nvmf_config *cfg, char *err, size_t errlen);

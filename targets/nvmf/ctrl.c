@@ -79,6 +79,15 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
 	c->refs = 1;
 
 	pthread_mutex_lock(&tgt->lock);
+	/* The allow-list may have lost the host since Connect checked it
+	 * (mgmt.c): a removed host gets no controller. */
+	if (!nvmf_subsys_host_allowed_locked(s, d->hostnqn)) {
+		pthread_mutex_unlock(&tgt->lock);
+		pthread_mutex_destroy(&c->lock);
+		free(c->queues);
+		free(c);
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INVALID_HOST);
+	}
 	c->cntlid = cntlid_alloc(tgt);
 	if (c->cntlid) {
 		c->next = tgt->ctrls;

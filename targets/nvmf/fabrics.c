@@ -12,13 +12,17 @@
  * subsystem and host (NUL-terminated, valid NQN; IATTR 1, IPO of the
  * field), the admin queue asks for a new controller (CNTLID FFFFh, the
  * dynamic model), I/O queues name theirs (see ctrl.c). A host missing
- * from the subsystem's allow-list gets Connect Invalid Host.
+ * from the subsystem's allow-list gets Connect Invalid Host; a subsystem
+ * not exported on the queue's listener is refused as an unknown one. Each
+ * admin queue Connect, accepted or refused, is reported to the binding
+ * (nvmf_tgt_ops.connect_audit) with the host's NQN and ID and the reason.
  *
  * Property Get / Set run on the admin queue only (Invalid Opcode on I/O
  * queues, as for unknown fctypes); Disconnect on I/O queues only (Invalid
  * Queue Type on the admin queue) and asks the binding to close the queue
  * after the response.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "targets/nvmf/internal.h"
@@ -51,49 +55,72 @@ static uint16_t connect_prep(struct nvmf_queue *q, struct nvmf_req *req)
 	return 0;
 }
 
-/* Connect data checks; create or join the controller. */
-static uint16_t connect_exec(struct nvmf_queue *q, struct nvmf_req *req)
+/* Connect data checks; create or join the controller. @why: set to the
+ * reason of a refusal. */
+static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
+			    const struct nvme_connect_data *d, const char **why)
 {
 	const struct nvme_connect_cmd *c = &req->cmd.connect;
-	struct nvme_connect_data d;
 	struct nvmf_subsys *s;
 	struct nvmf_ctrl *ctrl;
 	uint32_t dw0 = 0;
 	uint16_t sts;
 
-	memcpy(&d, req->data, sizeof(d));
-	if (nvmf_nqn_field(d.subnqn, sizeof(d.subnqn)) <= 0)
+	if (nvmf_nqn_field(d->subnqn, sizeof(d->subnqn)) <= 0) {
+		*why = "subsystem NQN not terminated";
 		return invalid_param(
 			req, NVME_CONNECT_IATTR_DATA,
 			offsetof(struct nvme_connect_data, subnqn));
-	if (nvmf_nqn_field(d.hostnqn, sizeof(d.hostnqn)) <= 0 ||
-	    !nvmf_nqn_valid(d.hostnqn))
+	}
+	if (nvmf_nqn_field(d->hostnqn, sizeof(d->hostnqn)) <= 0 ||
+	    !nvmf_nqn_valid(d->hostnqn)) {
+		*why = "invalid host NQN";
 		return invalid_param(
 			req, NVME_CONNECT_IATTR_DATA,
 			offsetof(struct nvme_connect_data, hostnqn));
-	s = nvmf_subsys_find(q->tgt, d.subnqn);
-	if (!s)
+	}
+	s = nvmf_subsys_find(q->tgt, d->subnqn);
+	/* A subsystem not exported on this listener is unknown here, as
+	 * nvmet refuses a subsystem not linked to the port. */
+	if (!s || !nvmf_subsys_on_listener(s, q->listener)) {
+		*why = s ? "subsystem not exported on this listener"
+			 : "unknown subsystem";
 		return invalid_param(
 			req, NVME_CONNECT_IATTR_DATA,
 			offsetof(struct nvme_connect_data, subnqn));
+	}
 	if (q->qid == 0) {
-		if (d.cntlid != NVME_CNTLID_DYNAMIC)
+		if (d->cntlid != NVME_CNTLID_DYNAMIC) {
+			*why = "static controller ID asked for";
 			return invalid_param(
 				req, NVME_CONNECT_IATTR_DATA,
 				offsetof(struct nvme_connect_data, cntlid));
-		if (!nvmf_subsys_host_allowed(s, d.hostnqn)) {
+		}
+		if (!nvmf_subsys_host_allowed(s, d->hostnqn)) {
+			*why = "host not allowed";
 			req->rsp.result = NVME_CONNECT_IPO(
 				NVME_CONNECT_IATTR_DATA,
 				offsetof(struct nvme_connect_data, hostnqn));
 			return nvmf_sts(NVME_SCT_CMD,
 					NVME_SC_CONNECT_INVALID_HOST);
 		}
-		sts = nvmf_ctrl_create(q, s, &d, c->kato, &ctrl);
-		if (sts)
+		sts = nvmf_ctrl_create(q, s, d, c->kato, &ctrl);
+		if (sts == nvmf_sts(NVME_SCT_CMD,
+				    NVME_SC_CONNECT_INVALID_HOST)) {
+			/* removed from the allow-list meanwhile */
+			*why = "host not allowed";
+			req->rsp.result = NVME_CONNECT_IPO(
+				NVME_CONNECT_IATTR_DATA,
+				offsetof(struct nvme_connect_data, hostnqn));
 			return sts;
+		}
+		if (sts) {
+			*why = "no controller (IDs or memory exhausted)";
+			return sts;
+		}
 		dw0 = ctrl->cntlid;
 	} else {
-		sts = nvmf_ctrl_attach_io(q, &d, &dw0);
+		sts = nvmf_ctrl_attach_io(q, d, &dw0);
 		req->rsp.result = dw0;
 		if (sts)
 			return sts;
@@ -103,6 +130,60 @@ static uint16_t connect_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	q->sqflow_off = c->cattr & NVME_CATTR_DISABLE_SQFLOW;
 	req->rsp.result = dw0;
 	return 0;
+}
+
+/* A printable copy of an NQN field: stops at its NUL, '?' for the rest. */
+static void printable_field(char *dst, size_t dlen, const char *src,
+			    size_t slen)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < dlen && i < slen && src[i]; i++)
+		dst[i] = src[i] >= ' ' && src[i] <= '~' ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+/* Tell the binding how an admin queue's Connect ended. */
+static void connect_audit(struct nvmf_queue *q,
+			  const struct nvme_connect_data *d, uint16_t sts,
+			  const char *why)
+{
+	struct nvmf_tgt *tgt = q->tgt;
+	char host[NVME_NQN_FIELD], sub[NVME_NQN_FIELD], id[40];
+	const uint8_t *u = d->hostid;
+	struct nvmf_connect_audit a = {0};
+
+	if (!tgt->ops.connect_audit)
+		return;
+	printable_field(host, sizeof(host), d->hostnqn, sizeof(d->hostnqn));
+	printable_field(sub, sizeof(sub), d->subnqn, sizeof(d->subnqn));
+	snprintf(id, sizeof(id),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+		 "%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+	a.hostnqn = host;
+	a.hostid = id;
+	a.subnqn = sub;
+	a.status = sts;
+	a.cntlid = !sts && q->ctrl ? q->ctrl->cntlid : 0;
+	a.reason = sts ? (why ? why : "refused") : NULL;
+	tgt->ops.connect_audit(q, &a, tgt->arg);
+}
+
+/* Connect data: checked, then the controller created or joined; the
+ * admin queue's outcome goes to the binding's audit callback. */
+static uint16_t connect_exec(struct nvmf_queue *q, struct nvmf_req *req)
+{
+	struct nvme_connect_data d;
+	const char *why = NULL;
+	uint16_t sts;
+
+	memcpy(&d, req->data, sizeof(d));
+	sts = connect_run(q, req, &d, &why);
+	if (q->qid == 0)
+		connect_audit(q, &d, sts, why);
+	return sts;
 }
 
 /* Property Get: CAP (8 bytes), VS, CC, CSTS (4 bytes). */

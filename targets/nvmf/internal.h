@@ -65,7 +65,10 @@ struct nvmf_ns {
 	uint8_t nguid[16];
 	uint8_t uuid[16];
 	atomic_int state;
-	unsigned int line; /* config line, for messages */
+	unsigned int line;	 /* config line, for messages */
+	struct nvmf_cfg_ns cfg;	 /* as configured (path owned): save_config */
+	struct nvmf_ns *retired; /* tgt->retired: removed, NSID reused */
+	uint32_t gen;		 /* times the NSID was used again */
 };
 
 struct nvmf_subsys {
@@ -74,9 +77,10 @@ struct nvmf_subsys {
 	bool discovery;
 	char sn[21];
 	char mn[41];
-	bool allow_any;
-	char **hosts;
-	size_t nhosts;
+	bool allow_any;	      /* tgt->lock (changed at run time, mgmt.c) */
+	char **hosts;	      /* tgt->lock */
+	size_t nhosts;	      /* tgt->lock */
+	uint32_t listen_mask; /* bit i: listen[i]; 0: every listen address */
 	_Atomic(struct nvmf_ns *) ns[NVMF_MAX_NSID + 1]; /* by NSID */
 };
 
@@ -136,6 +140,7 @@ struct nvmf_queue {
 	struct nvmf_ctrl *ctrl; /* set by Connect */
 	void *ctx;
 	uint16_t qid;
+	uint16_t listener;   /* nvmf_queue_params.listener */
 	uint16_t sq_entries; /* from the CM exchange */
 	uint32_t icd_size;
 	bool live; /* Connect succeeded */
@@ -164,6 +169,10 @@ struct nvmf_tgt {
 	uint32_t max_xfer;
 	uint8_t mdts;
 	struct nvmf_ctrl *ctrls;
+	/* Removed namespaces whose NSID was used again: freed with the
+	 * target (I/O in flight may still use them); tgt->lock. */
+	struct nvmf_ns *retired;
+	unsigned int nretired;
 	uint16_t next_cntlid;
 	uint64_t cntlid_used[65536 / 64]; /* bitmap; tgt->lock */
 	uint64_t disc_genctr;
@@ -278,9 +287,24 @@ struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);
  *
  * Return: true for the discovery subsystem, allow-any-host, or a listed
  * host.
- * Context: any thread; lock-free.
+ * Context: any thread; takes tgt->lock (the list changes at run time).
  */
 bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn);
+
+/* As nvmf_subsys_host_allowed(), tgt->lock held. */
+bool nvmf_subsys_host_allowed_locked(const struct nvmf_subsys *s,
+				     const char *hostnqn);
+
+/**
+ * nvmf_subsys_on_listener() - whether @s is served on a listen address.
+ * @s: the subsystem.
+ * @listener: 1 + the index of the listen line; 0 for none known.
+ *
+ * Return: true for the discovery subsystem, a subsystem without export
+ * lines, or one exported on that listen line.
+ * Context: any thread; lock-free.
+ */
+bool nvmf_subsys_on_listener(const struct nvmf_subsys *s, uint16_t listener);
 
 /**
  * nvmf_subsys_ns() - the namespace object of an NSID, in any state.
@@ -339,6 +363,9 @@ struct nvmf_subsys *nvmf_subsys_create_discovery(struct nvmf_tgt *tgt);
  */
 void nvmf_subsys_destroy(struct nvmf_subsys *s);
 
+/* Close and free a namespace nothing uses any more. */
+void nvmf_ns_free(struct nvmf_ns *ns);
+
 /**
  * nvmf_ns_create() - open a namespace's backing and identifiers.
  * @s: its subsystem (for the identifiers).
@@ -357,13 +384,16 @@ int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
  * nvmf_ns_ids() - NGUID and UUID of a namespace, stable across restarts.
  * @subnqn: the subsystem NQN.
  * @nsid: the NSID.
+ * @gen: 0 for a namespace of the configuration; n for the n-th time the
+ *       NSID was used again at run time (new identifiers: a host must not
+ *       take the new namespace for the old one and keep its cache).
  * @nguid: receives 16 bytes.
  * @uuid: receives 16 bytes (RFC 4122 variant, version 4 layout).
  *
  * Context: any thread; pure.
  */
-void nvmf_ns_ids(const char *subnqn, uint32_t nsid, uint8_t nguid[16],
-		 uint8_t uuid[16]);
+void nvmf_ns_ids(const char *subnqn, uint32_t nsid, uint32_t gen,
+		 uint8_t nguid[16], uint8_t uuid[16]);
 
 /* ---- ctrl.c --------------------------------------------------------- */
 

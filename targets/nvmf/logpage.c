@@ -40,15 +40,41 @@ static void put(struct win *w, uint64_t pos, const void *src, uint64_t n)
 		       (const uint8_t *)src + (lo - pos), hi - lo);
 }
 
-/* Discovery log entries @q's host may see: allowed subsystems x listen addresses. */
-static size_t disc_records(struct nvmf_queue *q)
+/* Whether @q's discovery log lists subsystem @s at listen line @p: @s is
+ * served there and, if it has export lines, @q came in through one of
+ * them (nvmet lists a port's own subsystems only). */
+static bool disc_lists(const struct nvmf_queue *q, const struct nvmf_subsys *s,
+		       size_t p)
+{
+	if (!nvmf_subsys_on_listener(s, (uint16_t)(p + 1)))
+		return false;
+	return !s->listen_mask || nvmf_subsys_on_listener(s, q->listener);
+}
+
+/* Discovery log entries @q's host may see: each allowed subsystem on each
+ * listen address it is exported on. tgt->lock held. */
+static size_t disc_records_locked(struct nvmf_queue *q)
 {
 	struct nvmf_tgt *tgt = q->tgt;
 	size_t n = 0;
 
-	for (size_t i = 1; i < tgt->nsubsys; i++)
-		if (nvmf_subsys_host_allowed(tgt->subsys[i], q->ctrl->hostnqn))
-			n += tgt->nlisten;
+	for (size_t i = 1; i < tgt->nsubsys; i++) {
+		if (!nvmf_subsys_host_allowed_locked(tgt->subsys[i],
+						     q->ctrl->hostnqn))
+			continue;
+		for (size_t p = 0; p < tgt->nlisten; p++)
+			n += disc_lists(q, tgt->subsys[i], p);
+	}
+	return n;
+}
+
+static size_t disc_records(struct nvmf_queue *q)
+{
+	size_t n;
+
+	pthread_mutex_lock(&q->tgt->lock);
+	n = disc_records_locked(q);
+	pthread_mutex_unlock(&q->tgt->lock);
 	return n;
 }
 
@@ -133,21 +159,28 @@ static void log_discovery(struct nvmf_queue *q, struct win *w)
 	uint64_t pos = sizeof(h);
 
 	memset(&h, 0, sizeof(h));
+	pthread_mutex_lock(&tgt->lock);
 	h.genctr = tgt->disc_genctr;
-	h.numrec = disc_records(q);
+	h.numrec = disc_records_locked(q);
 	put(w, 0, &h, sizeof(h));
 	for (size_t i = 1; i < tgt->nsubsys; i++) {
-		if (!nvmf_subsys_host_allowed(tgt->subsys[i], q->ctrl->hostnqn))
+		if (!nvmf_subsys_host_allowed_locked(tgt->subsys[i],
+						     q->ctrl->hostnqn))
 			continue;
-		for (size_t p = 0; p < tgt->nlisten; p++, pos += sizeof(e)) {
-			if (pos >= w->off + w->len)
-				return;
-			if (pos + sizeof(e) <= w->off)
+		for (size_t p = 0; p < tgt->nlisten; p++) {
+			if (!disc_lists(q, tgt->subsys[i], p))
 				continue;
-			disc_entry(tgt, tgt->subsys[i], p, &e);
-			put(w, pos, &e, sizeof(e));
+			if (pos >= w->off + w->len)
+				goto out;
+			if (pos + sizeof(e) > w->off) {
+				disc_entry(tgt, tgt->subsys[i], p, &e);
+				put(w, pos, &e, sizeof(e));
+			}
+			pos += sizeof(e);
 		}
 	}
+out:
+	pthread_mutex_unlock(&tgt->lock);
 }
 
 /* The error information log through window @w. */

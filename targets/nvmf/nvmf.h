@@ -148,6 +148,16 @@ struct nvmf_req {
 	uint64_t zero_left;
 };
 
+/* What an admin queue's Connect asked for and how it ended. */
+struct nvmf_connect_audit {
+	const char *hostnqn; /* printable, possibly truncated or "" */
+	const char *hostid;  /* 36-character UUID form of HOSTID */
+	const char *subnqn;  /* printable, possibly truncated or "" */
+	uint16_t cntlid;     /* the new controller's; 0 when refused */
+	uint16_t status;     /* the completion's status field; 0: accepted */
+	const char *reason;  /* why it was refused; NULL when accepted */
+};
+
 /* Callbacks into the binding. */
 struct nvmf_tgt_ops {
 	size_t size; /* sizeof(struct nvmf_tgt_ops) */
@@ -165,6 +175,13 @@ struct nvmf_tgt_ops {
 	 * queue work only. Called at most once per queue.
 	 */
 	void (*kill)(struct nvmf_queue *q, void *arg);
+	/*
+	 * Optional: an admin queue's Connect ended (@a: a controller created
+	 * or refused, valid during the call). On @q's thread, inside the
+	 * command; must not block.
+	 */
+	void (*connect_audit)(struct nvmf_queue *q,
+			      const struct nvmf_connect_audit *a, void *arg);
 };
 
 /* How a queue was negotiated (nvme_rdma_req_parse()). */
@@ -173,6 +190,9 @@ struct nvmf_queue_params {
 	uint16_t qid;	     /* from the CM private data */
 	uint16_t sq_entries; /* hsqsize + 1 */
 	void *ctx;	     /* the binding's, see nvmf_queue_ctx() */
+	/* 1 + the index of the configuration's listen line the queue came in
+	 * on; 0: none (only subsystems without export lines are reachable). */
+	uint16_t listener;
 	/* The io_uring of the queue's thread, for file and block device
 	 * namespaces; NULL: their I/O blocks in place. Outlives the queue. */
 	struct nvmf_aio *aio;
@@ -336,10 +356,41 @@ int nvmf_tgt_ns_set_ready(struct nvmf_tgt *tgt, const char *subnqn,
 int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid);
 
 /**
+ * nvmf_tgt_ns_add() - attach a namespace at run time.
+ * @tgt: the target.
+ * @subnqn: the subsystem.
+ * @c: the namespace as a configuration line gives it (copied): a free
+ *     NSID, or one whose namespace was removed (that one stays allocated
+ *     until nvmf_tgt_destroy(): I/O in flight may still use it).
+ * @why: receives what failed to open, if anything (may be NULL).
+ * @whylen: size of @why.
+ *
+ * A file or block device namespace needs its queues to have an io_uring
+ * (nvmf_queue_params.aio): the caller checks. Notifies controllers as
+ * nvmf_tgt_ns_remove() does.
+ *
+ * A namespace that takes a removed one's NSID gets identifiers (NGUID,
+ * UUID) of its own. At most NVMF_MAX_RETIRED removed namespaces are kept
+ * that way per target.
+ *
+ * Return: 0; -ENOENT for an unknown subsystem; -EEXIST if @nsid is in use;
+ * -EBUSY if @nsid was removed and NVMF_MAX_RETIRED removed namespaces are
+ * kept already (another NSID still works; a restart frees them); -EINVAL
+ * for bad sizes or NSID; -ENOMEM; the backing's -errno.
+ * Context: any thread; opens the backing (may block), then takes the
+ * target and controller locks; may call ops->held_ready.
+ */
+/* Removed namespaces whose NSID was used again, kept per target. */
+#define NVMF_MAX_RETIRED 256
+
+int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, const char *subnqn,
+		    const struct nvmf_cfg_ns *c, char *why, size_t whylen);
+
+/**
  * nvmf_tgt_ns_add_ram() - attach a RAM namespace at run time.
  * @tgt: the target.
  * @subnqn: the subsystem.
- * @nsid: a free NSID (1..NVMF_MAX_NSID; a removed NSID stays taken).
+ * @nsid: a free NSID (1..NVMF_MAX_NSID), or a removed one.
  * @size: bytes, a multiple of @block_size.
  * @block_size: 512 or 4096.
  *
@@ -352,6 +403,76 @@ int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid);
  */
 int nvmf_tgt_ns_add_ram(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
 			uint64_t size, uint32_t block_size);
+
+/**
+ * nvmf_tgt_host_add() - let a host connect to a subsystem, at run time.
+ * @tgt: the target.
+ * @subnqn: the subsystem (not the discovery one).
+ * @hostnqn: the host's NQN (copied).
+ *
+ * Return: 0; -ENOENT for an unknown subsystem; -EINVAL for an invalid
+ * NQN; -EEXIST if listed already; -EPERM while the subsystem allows any
+ * host (the two never mix, as in the configuration); -ENOSPC beyond
+ * NVMF_CFG_MAX_HOSTS; -ENOMEM.
+ * Context: any thread; takes the target lock.
+ */
+int nvmf_tgt_host_add(struct nvmf_tgt *tgt, const char *subnqn,
+		      const char *hostnqn);
+
+/**
+ * nvmf_tgt_host_remove() - take a host off a subsystem's allow-list and
+ * disconnect it.
+ * @tgt: the target.
+ * @subnqn: the subsystem.
+ * @hostnqn: the host's NQN.
+ * @revoked: receives the number of that host's controllers torn down
+ *           (each queue goes through ops->kill); may be NULL.
+ *
+ * A Connect of that host racing with the call gets Connect Invalid Host.
+ *
+ * Return: 0; -ENOENT for an unknown subsystem or a host not listed;
+ * -EINVAL for a NULL @hostnqn.
+ * Context: any thread; takes the target and controller locks; calls
+ * ops->kill.
+ */
+int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, const char *subnqn,
+			 const char *hostnqn, unsigned *revoked);
+
+/**
+ * nvmf_tgt_allow_any() - switch allow-any-host at run time.
+ * @tgt: the target.
+ * @subnqn: the subsystem.
+ * @allow: true: any host may connect; false: only listed hosts (none
+ *         when the list is empty), and the controllers of every other
+ *         host are torn down.
+ * @revoked: receives the number of controllers torn down; may be NULL.
+ *
+ * Return: 0 (also when nothing changes); -ENOENT for an unknown
+ * subsystem; -EPERM to allow any host while hosts are listed.
+ * Context: any thread; takes the target and controller locks; calls
+ * ops->kill.
+ */
+int nvmf_tgt_allow_any(struct nvmf_tgt *tgt, const char *subnqn, bool allow,
+		       unsigned *revoked);
+
+/**
+ * nvmf_tgt_save_config() - the running target as configuration text.
+ * @tgt: the target.
+ * @cfg: the configuration it was created from (its global lines: listen
+ *       addresses, shards, CPUs, queue limits).
+ * @text: receives the text (config.h's format; free() it).
+ * @len: receives its length; may be NULL.
+ *
+ * Subsystems are written as they are now: namespaces added at run time
+ * included, removed ones left out, hosts and allow-any as last changed
+ * (allow-no-host for a subsystem nobody may connect to), export lines.
+ * nvmf_config_parse() of the text gives a target the same as @tgt.
+ *
+ * Return: 0; -EINVAL; -ENOMEM.
+ * Context: any thread; takes the target lock.
+ */
+int nvmf_tgt_save_config(struct nvmf_tgt *tgt, const struct nvmf_config *cfg,
+			 char **text, size_t *len);
 
 /**
  * nvmf_queue_create() - a queue for an accepted connection.

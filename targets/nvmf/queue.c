@@ -46,6 +46,7 @@ int nvmf_queue_create(struct nvmf_tgt *tgt, const struct nvmf_queue_params *p,
 	q->tgt = tgt;
 	q->ctx = p->ctx;
 	q->qid = p->qid;
+	q->listener = p->listener;
 	q->sq_entries = p->sq_entries;
 	q->sq_size = p->sq_entries;
 	q->icd_size = nvmf_tgt_icd_size(tgt, p->qid);

@@ -219,6 +219,9 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	ops.now_ms = ops_now_ms;
 	ops.held_ready = nr_ops_held_ready;
 	ops.kill = nr_ops_kill;
+	ops.connect_audit = nr_ops_connect_audit;
+	memcpy(r->listen, cfg->listen, sizeof(r->listen));
+	r->nlisten = cfg->nlisten;
 	rc = nvmf_tgt_create(cfg, &ops, r, &r->tgt, err, errlen);
 	if (rc)
 		return rc;
@@ -245,6 +248,7 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 		r->shards[i].r = r;
 		r->shards[i].index = i;
 		r->shards[i].shard = wharf_ctx_shard(r->ctx, i);
+		nvmf_audit_limit_init(&r->shards[i].audit, NVMF_AUDIT_PER_SEC);
 	}
 	/* Receive buffers: the SQE plus the largest in-capsule data. */
 	icd = nvmf_tgt_icd_size(r->tgt, 0);
@@ -381,6 +385,7 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
 		s.handoff_retries += atomic_load(&n->handoff_retries);
 		s.responses_inv += atomic_load(&n->responses_inv);
 		s.bounces += atomic_load(&n->bounces);
+		s.audit_held += atomic_load(&n->audit_held);
 		if (r->shards[i].aio) {
 			struct nvmf_aio_stats as;
 
@@ -401,4 +406,17 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
 uint16_t nvmf_rdma_listen_port(const struct nvmf_rdma *r, size_t i)
 {
 	return i < r->nlisteners ? wharf_listener_port(r->listeners[i]) : 0;
+}
+
+struct nvmf_tgt *nvmf_rdma_target(const struct nvmf_rdma *r)
+{
+	return r->tgt;
+}
+
+bool nvmf_rdma_file_ns(const struct nvmf_rdma *r)
+{
+	for (unsigned i = 0; i < r->nshards; i++)
+		if (!r->shards[i].aio)
+			return false;
+	return r->nshards > 0;
 }

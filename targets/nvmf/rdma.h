@@ -108,6 +108,7 @@ struct nvmf_rdma_stats {
 	uint64_t backend_inflight; /* gauge: in the kernel */
 	uint64_t bounces;	   /* in-capsule data copied to the heap (pool
 				   * empty) */
+	uint64_t audit_held; /* Connect log lines held back (rate limit) */
 	/* The cm's view of the listeners' requests (wharf_cm_stats). */
 	uint64_t cm_requests;	     /* CONNECT_REQUESTs received */
 	uint64_t deferred;	     /* gauge: waiting for a handshake slot */
@@ -163,6 +164,21 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
  * Context: any thread; non-blocking.
  */
 uint16_t nvmf_rdma_listen_port(const struct nvmf_rdma *r, size_t i);
+
+/**
+ * nvmf_rdma_target() - the core target the binding serves (for run-time
+ * changes: nvmf_tgt_ns_add(), nvmf_tgt_host_remove()...).
+ * Return: the target, owned by @r.
+ * Context: any thread; non-blocking.
+ */
+struct nvmf_tgt *nvmf_rdma_target(const struct nvmf_rdma *r);
+
+/**
+ * nvmf_rdma_file_ns() - whether every shard has its io_uring, so that a
+ * file or block device namespace may be added at run time.
+ * Context: any thread; non-blocking.
+ */
+bool nvmf_rdma_file_ns(const struct nvmf_rdma *r);
 
 #ifdef __cplusplus
 }

@@ -61,6 +61,7 @@ static int shard_buffers(struct nr_shard *sh)
 }
 
 static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
+				  const struct wharf_conn_request *req,
 				  const struct nvme_rdma_accept *acc)
 {
 	struct nvmf_queue_params p = {.size = sizeof(p)};
@@ -73,6 +74,11 @@ static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
 	nq->conn = conn;
 	nq->conn_id = wharf_conn_id(conn);
 	nq->qid = acc->qid;
+	nq->listener = nvmf_listener_match(sh->r->listen, sh->r->nlisten,
+					   req->local_addr);
+	nvmf_sockaddr_str(req->peer_addr, nq->peer, sizeof(nq->peer));
+	nvmf_sockaddr_str(req->local_addr, nq->local, sizeof(nq->local));
+	p.listener = nq->listener;
 	p.aio = sh->aio;
 	/* Twice the entries, as nvmet-rdma allocates its responses: a
 	 * slot is free only once its response SEND has completed here, but
@@ -214,7 +220,7 @@ static void on_request(struct wharf_conn *conn,
 		reject(sh, conn, err == -EPROTO ? sts : NVME_RDMA_CM_NO_RSC);
 		return;
 	}
-	nq = queue_new(sh, conn, &acc);
+	nq = queue_new(sh, conn, req, &acc);
 	if (!nq) {
 		reject(sh, conn, NVME_RDMA_CM_NO_RSC);
 		return;
@@ -259,6 +265,25 @@ static void on_request(struct wharf_conn *conn,
 	}
 	nq->in_request = false;
 	nr_queue_maybe_free(nq);
+}
+
+/* The audit trail: every admin queue Connect, at most NVMF_AUDIT_PER_SEC
+ * lines a second per shard (the rest counted, and said on the next line):
+ * always printed, -v or not, as nvmet logs each controller. */
+void nr_ops_connect_audit(struct nvmf_queue *q,
+			  const struct nvmf_connect_audit *a, void *arg)
+{
+	struct nr_queue *nq = nvmf_queue_ctx(q);
+	char line[1024];
+	uint64_t held;
+
+	(void)arg;
+	if (!nvmf_audit_admit(&nq->sh->audit, wharf_now_ms(), &held)) {
+		nr_count(&nq->sh->n.audit_held);
+		return;
+	}
+	nvmf_audit_format(line, sizeof(line), a, nq->peer, nq->local, held);
+	fprintf(stderr, "wharf-nvmf-tgt: %s\n", line);
 }
 
 static void on_established(struct wharf_conn *conn,

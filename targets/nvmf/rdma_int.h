@@ -44,6 +44,7 @@
 #include <wharf/qp.h>
 
 #include "targets/nvmf/aio.h"
+#include "targets/nvmf/audit.h"
 #include "targets/nvmf/nvmf.h"
 #include "targets/nvmf/rdma.h"
 
@@ -86,6 +87,9 @@ struct nr_queue {
 	uint64_t conn_id;
 	struct nvmf_queue *q; /* NULL once destroyed */
 	uint16_t qid;
+	uint16_t listener; /* nvmf_queue_params.listener */
+	char peer[56];	   /* the host's address, for the audit trail */
+	char local[56];	   /* the address it connected to */
 	struct nr_slot *slots;
 	uint32_t nslots;
 	struct nr_slot *free;
@@ -104,6 +108,7 @@ struct nr_counters {
 	atomic_uint_fast64_t capsules, rdma_reads, rdma_writes, responses;
 	atomic_uint_fast64_t buf_waits, wc_errors, responses_inv;
 	atomic_uint_fast64_t kills, handoff_retries, bounces;
+	atomic_uint_fast64_t audit_held; /* Connect log lines not printed */
 };
 
 /* Counts on the data path: single writer (the owner shard), so a relaxed
@@ -128,6 +133,7 @@ struct nr_shard {
 	struct nr_slot *wait_head, *wait_tail;
 	struct wharf_timer *sweep;
 	unsigned sweeps;
+	struct nvmf_audit_limit audit; /* Connect log lines (audit.h) */
 	struct nr_counters n;
 };
 
@@ -138,6 +144,8 @@ struct nvmf_rdma {
 	struct wharf_cm *cm;
 	struct wharf_listener **listeners;
 	size_t nlisteners;
+	struct nvmf_cfg_listen listen[NVMF_CFG_MAX_LISTEN]; /* the config's */
+	size_t nlisten;
 	struct nr_shard *shards;
 	unsigned nshards;
 	uint32_t max_xfer;
@@ -166,6 +174,8 @@ extern const struct wharf_conn_ops nr_conn_ops;
 void nr_queue_end(struct nr_queue *nq);
 void nr_queue_kill(struct nr_queue *nq);
 void nr_queue_maybe_free(struct nr_queue *nq);
+void nr_ops_connect_audit(struct nvmf_queue *q,
+			  const struct nvmf_connect_audit *a, void *arg);
 
 /* rdma_io.c: the data path */
 int nr_on_recv(struct wharf_conn *conn, void *buf,

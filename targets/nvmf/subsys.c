@@ -22,7 +22,8 @@ struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn)
 	return NULL;
 }
 
-bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
+bool nvmf_subsys_host_allowed_locked(const struct nvmf_subsys *s,
+				     const char *hostnqn)
 {
 	if (s->discovery || s->allow_any)
 		return true;
@@ -30,6 +31,26 @@ bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
 		if (!strcmp(s->hosts[i], hostnqn))
 			return true;
 	return false;
+}
+
+bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
+{
+	bool ok;
+
+	if (s->discovery)
+		return true;
+	pthread_mutex_lock(&s->tgt->lock);
+	ok = nvmf_subsys_host_allowed_locked(s, hostnqn);
+	pthread_mutex_unlock(&s->tgt->lock);
+	return ok;
+}
+
+bool nvmf_subsys_on_listener(const struct nvmf_subsys *s, uint16_t listener)
+{
+	if (s->discovery || !s->listen_mask)
+		return true;
+	return listener >= 1 && listener <= 32 &&
+	       (s->listen_mask >> (listener - 1) & 1u);
 }
 
 struct nvmf_ns *nvmf_subsys_ns(struct nvmf_subsys *s, uint32_t nsid)
@@ -57,8 +78,10 @@ uint16_t nvmf_ns_lookup(struct nvmf_subsys *s, uint32_t nsid,
 	return 0;
 }
 
-/* FNV-1a, 64 bits, over the NQN, the NSID and a salt. */
-static uint64_t fnv(const char *nqn, uint32_t nsid, uint8_t salt)
+/* FNV-1a, 64 bits, over the NQN, the NSID, the generation (when not 0:
+ * generation 0 keeps the identifiers of before generations existed) and a
+ * salt. */
+static uint64_t fnv(const char *nqn, uint32_t nsid, uint32_t gen, uint8_t salt)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 
@@ -66,16 +89,18 @@ static uint64_t fnv(const char *nqn, uint32_t nsid, uint8_t salt)
 		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
 	for (int i = 0; i < 4; i++)
 		h = (h ^ ((nsid >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
+	for (int i = 0; gen && i < 4; i++)
+		h = (h ^ ((gen >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
 	return (h ^ salt) * 0x100000001b3ull;
 }
 
-void nvmf_ns_ids(const char *subnqn, uint32_t nsid, uint8_t nguid[16],
-		 uint8_t uuid[16])
+void nvmf_ns_ids(const char *subnqn, uint32_t nsid, uint32_t gen,
+		 uint8_t nguid[16], uint8_t uuid[16])
 {
 	uint64_t h[4];
 
 	for (int i = 0; i < 4; i++)
-		h[i] = fnv(subnqn, nsid, (uint8_t)(i + 1));
+		h[i] = fnv(subnqn, nsid, gen, (uint8_t)(i + 1));
 	memcpy(nguid, &h[0], 8);
 	memcpy(nguid + 8, &h[1], 8);
 	memcpy(uuid, &h[2], 8);
@@ -125,20 +150,28 @@ int nvmf_ns_create(struct nvmf_subsys *s, const struct nvmf_cfg_ns *c,
 		free(ns);
 		return rc;
 	}
+	ns->cfg = *c;
+	ns->cfg.path = c->path ? strdup(c->path) : NULL;
+	if (c->path && !ns->cfg.path) {
+		nvmf_bdev_close(&ns->bdev);
+		free(ns);
+		return -ENOMEM;
+	}
 	ns->nsid = c->nsid;
 	ns->lbads = log2_u32(ns->bdev.block_size);
 	ns->nsze = ns->bdev.size >> ns->lbads;
 	ns->line = c->line;
 	atomic_init(&ns->state, NVMF_NS_ACTIVE);
-	nvmf_ns_ids(s->nqn, c->nsid, ns->nguid, ns->uuid);
+	nvmf_ns_ids(s->nqn, c->nsid, 0, ns->nguid, ns->uuid);
 	*out = ns;
 	return 0;
 }
 
 /* Close and free a namespace. */
-static void ns_free(struct nvmf_ns *ns)
+void nvmf_ns_free(struct nvmf_ns *ns)
 {
 	nvmf_bdev_close(&ns->bdev);
+	free(ns->cfg.path);
 	free(ns);
 }
 
@@ -179,7 +212,8 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const struct nvmf_cfg_subsys *c,
 		return -ENOMEM;
 	snprintf(s->sn, sizeof(s->sn), "%s", c->serial);
 	snprintf(s->mn, sizeof(s->mn), "%s", c->model);
-	s->allow_any = c->allow_any;
+	s->allow_any = c->allow_any; /* allow_none: an empty list */
+	s->listen_mask = c->listen_mask;
 	if (c->nhosts) {
 		s->hosts = calloc(c->nhosts, sizeof(*s->hosts));
 		if (!s->hosts)
@@ -234,7 +268,7 @@ void nvmf_subsys_destroy(struct nvmf_subsys *s)
 		struct nvmf_ns *ns = atomic_load(&s->ns[i]);
 
 		if (ns)
-			ns_free(ns);
+			nvmf_ns_free(ns);
 	}
 	for (size_t i = 0; i < s->nhosts; i++)
 		free(s->hosts[i]);

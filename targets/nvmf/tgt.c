@@ -86,6 +86,12 @@ int nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 		return -EBUSY;
 	for (size_t i = 0; i < tgt->nsubsys; i++)
 		nvmf_subsys_destroy(tgt->subsys[i]);
+	while (tgt->retired) {
+		struct nvmf_ns *ns = tgt->retired;
+
+		tgt->retired = ns->retired;
+		nvmf_ns_free(ns);
+	}
 	free(tgt->subsys);
 	pthread_mutex_destroy(&tgt->lock);
 	free(tgt);
@@ -237,31 +243,53 @@ int nvmf_tgt_ns_remove(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid)
 	return rc;
 }
 
-int nvmf_tgt_ns_add_ram(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
-			uint64_t size, uint32_t block_size)
+int nvmf_tgt_ns_add(struct nvmf_tgt *tgt, const char *subnqn,
+		    const struct nvmf_cfg_ns *c, char *why, size_t whylen)
 {
 	struct nvmf_subsys *s = subnqn ? nvmf_subsys_find(tgt, subnqn) : NULL;
-	struct nvmf_cfg_ns c = {.nsid = nsid,
-				.kind = NVMF_BDEV_RAM,
-				.size = size,
-				.block_size = block_size};
-	struct nvmf_ns *ns;
+	struct nvmf_ns *ns, *old;
 	int rc;
 
 	if (!s || s->discovery)
 		return -ENOENT;
-	if (nsid < 1 || nsid > NVMF_MAX_NSID)
+	if (!c || c->nsid < 1 || c->nsid > NVMF_MAX_NSID)
 		return -EINVAL;
+	/* Opened outside the lock: a file or device open may block. */
+	rc = nvmf_ns_create(s, c, &ns, why, whylen);
+	if (rc)
+		return rc;
 	pthread_mutex_lock(&tgt->lock);
-	if (nvmf_subsys_ns(s, nsid)) {
+	old = nvmf_subsys_ns(s, c->nsid);
+	if (old && atomic_load(&old->state) != NVMF_NS_REMOVED) {
 		pthread_mutex_unlock(&tgt->lock);
+		nvmf_ns_free(ns);
 		return -EEXIST;
 	}
-	rc = nvmf_ns_create(s, &c, &ns, NULL, 0);
-	if (!rc) {
-		atomic_store_explicit(&s->ns[nsid], ns, memory_order_release);
-		notify_locked(tgt, s, nsid);
+	if (old && tgt->nretired >= NVMF_MAX_RETIRED) {
+		pthread_mutex_unlock(&tgt->lock);
+		nvmf_ns_free(ns);
+		return -EBUSY;
 	}
+	if (old) { /* removed: kept until the target goes */
+		old->retired = tgt->retired;
+		tgt->retired = old;
+		tgt->nretired++;
+		ns->gen = old->gen + 1;
+		nvmf_ns_ids(s->nqn, c->nsid, ns->gen, ns->nguid, ns->uuid);
+	}
+	atomic_store_explicit(&s->ns[c->nsid], ns, memory_order_release);
+	notify_locked(tgt, s, c->nsid);
 	pthread_mutex_unlock(&tgt->lock);
-	return rc;
+	return 0;
+}
+
+int nvmf_tgt_ns_add_ram(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
+			uint64_t size, uint32_t block_size)
+{
+	struct nvmf_cfg_ns c = {.nsid = nsid,
+				.kind = NVMF_BDEV_RAM,
+				.size = size,
+				.block_size = block_size};
+
+	return nvmf_tgt_ns_add(tgt, subnqn, &c, NULL, 0);
 }

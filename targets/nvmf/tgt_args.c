@@ -25,8 +25,8 @@ void tgt_usage(FILE *f)
 	      "  -c, --config FILE       configuration file (syntax below)\n"
 	      "  -l, --listen ADDR[:PORT]  listen address (port 4420), "
 	      "repeatable\n"
-	      "  -s, --subsystem NQN     start a subsystem; the next -n/-a/-A "
-	      "belong to it\n"
+	      "  -s, --subsystem NQN     start a subsystem; the next "
+	      "-n/-a/-A/-e belong to it\n"
 	      "  -n, --namespace 'NSID BACKING [block=N] "
 	      "[io=direct|buffered]'\n"
 	      "                          e.g. '1 ram:64M', '2 file:/srv/img' "
@@ -39,6 +39,10 @@ void tgt_usage(FILE *f)
 	      "zeroes: benchmarks)\n"
 	      "  -a, --allow-host NQN    allow a host NQN (repeatable)\n"
 	      "  -A, --allow-any-host    allow every host (explicit)\n"
+	      "  -e, --export ADDR[:PORT]  serve the subsystem on this "
+	      "listen address\n"
+	      "                          only (repeatable; default: on "
+	      "every one)\n"
 	      "  -t, --shards N|auto     shard threads (default: one per "
 	      "core)\n"
 	      "      --cpus LIST         pin shard i to the i-th CPU of LIST "
@@ -70,6 +74,10 @@ void tgt_usage(FILE *f)
 	      "      --defer-max N       connects waiting at once per listener "
 	      "(default\n"
 	      "                          4096)\n"
+	      "      --rpc PATH          serve management requests "
+	      "(JSON-RPC 2.0) on the\n"
+	      "                          Unix socket PATH, mode 0600 "
+	      "(wharf-nvmf-rpc --help)\n"
 	      "  -v, --verbose           log connections\n"
 	      "      --version           the version\n"
 	      "  -h, --help              this text\n"
@@ -84,7 +92,13 @@ void tgt_usage(FILE *f)
 	      "    namespace 1 ram:1G\n"
 	      "    allow-host nqn.2014-08.org.nvmexpress:uuid:...   (or "
 	      "allow-any-host)\n"
+	      "    export 198.18.0.1 4420   (optional: only there)\n"
 	      "\n"
+	      "Each admin queue Connect is logged on stderr (controller "
+	      "created, or\n"
+	      "refused and why, with the host NQN, host ID and address; at "
+	      "most 20\n"
+	      "lines a second per shard).\n"
 	      "Signals: SIGUSR1 prints a stats line; SIGINT/SIGTERM shut down "
 	      "cleanly (stats line at exit).\n",
 	      f);
@@ -107,10 +121,11 @@ static int flag_line(struct tgt_args *a, const char *fmt, const char *v)
 	return rc;
 }
 
-/* ADDR[:PORT], [V6]:PORT or a bare V6 address -> "listen ADDR PORT". */
-static int listen_flag(struct tgt_args *a, const char *v)
+/* ADDR[:PORT], [V6]:PORT or a bare V6 address -> "WORD ADDR PORT" (listen
+ * and export). */
+static int addr_flag(struct tgt_args *a, const char *word, const char *v)
 {
-	char buf[128], line[160];
+	char buf[128], line[192];
 	const char *addr = buf, *port = NULL;
 	char *c;
 
@@ -127,11 +142,11 @@ static int listen_flag(struct tgt_args *a, const char *v)
 		*c = 0;
 		port = c + 1;
 	}
-	snprintf(line, sizeof(line), "%s %s", addr, port ? port : "");
-	return flag_line(a, "listen %s", line);
+	snprintf(line, sizeof(line), "%s %s %s", word, addr, port ? port : "");
+	return flag_line(a, "%s", line);
 }
 
-#define TGT_SHORTOPTS "c:l:s:n:a:At:q:i:p:vh"
+#define TGT_SHORTOPTS "c:l:s:n:a:Ae:t:q:i:p:vh"
 
 static const struct option longopts[] = {
 	{"config", required_argument, NULL, 'c'},
@@ -140,6 +155,7 @@ static const struct option longopts[] = {
 	{"namespace", required_argument, NULL, 'n'},
 	{"allow-host", required_argument, NULL, 'a'},
 	{"allow-any-host", no_argument, NULL, 'A'},
+	{"export", required_argument, NULL, 'e'},
 	{"shards", required_argument, NULL, 't'},
 	{"cpus", required_argument, NULL, 'C'},
 	{"queue-depth", required_argument, NULL, 'q'},
@@ -154,6 +170,7 @@ static const struct option longopts[] = {
 	{"handshake-cap", required_argument, NULL, 'H'},
 	{"defer-max-ms", required_argument, NULL, 'W'},
 	{"defer-max", required_argument, NULL, 'X'},
+	{"rpc", required_argument, NULL, 'R'},
 	{"verbose", no_argument, NULL, 'v'},
 	{"version", no_argument, NULL, 'V'},
 	{"help", no_argument, NULL, 'h'},
@@ -251,7 +268,10 @@ int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
 		case 'c':
 			break; /* loaded first */
 		case 'l':
-			rc = listen_flag(a, optarg);
+			rc = addr_flag(a, "listen", optarg);
+			break;
+		case 'e':
+			rc = addr_flag(a, "export", optarg);
 			break;
 		case 's':
 			rc = flag_line(a, "subsystem %s", optarg);
@@ -302,6 +322,9 @@ int tgt_args_parse(struct tgt_args *a, int argc, char **argv)
 				fprintf(stderr,
 					"wharf-nvmf-tgt: bad number '%s'\n",
 					optarg);
+			break;
+		case 'R':
+			a->rpc = optarg;
 			break;
 		case 'v':
 			a->opts.verbose = true;

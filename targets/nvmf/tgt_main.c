@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "targets/nvmf/rpc.h"
 #include "targets/nvmf/tgt_main.h"
 
 static void print_stats(const struct nvmf_rdma *r, const char *when)
@@ -28,7 +29,8 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       "deferred_accepted=%llu deferred_timed_out=%llu "
 	       "rejected_busy=%llu cm_failed=%llu backend_ops=%llu "
 	       "backend_errors=%llu backend_waits=%llu backend_fixed=%llu "
-	       "backend_inflight=%llu bounces=%llu media_errors=%llu "
+	       "backend_inflight=%llu bounces=%llu audit_held=%llu "
+	       "media_errors=%llu "
 	       "capacity_errors=%llu write_protect_errors=%llu "
 	       "internal_errors=%llu\n",
 	       when, (unsigned long long)t.ctrls, (unsigned long long)s.queues,
@@ -56,7 +58,7 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       (unsigned long long)s.backend_waits,
 	       (unsigned long long)s.backend_fixed,
 	       (unsigned long long)s.backend_inflight,
-	       (unsigned long long)s.bounces,
+	       (unsigned long long)s.bounces, (unsigned long long)s.audit_held,
 	       (unsigned long long)t.media_errors,
 	       (unsigned long long)t.capacity_errors,
 	       (unsigned long long)t.write_protect_errors,
@@ -75,6 +77,42 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
  */
 static pid_t main_tid;
 
+/* nvmf_get_stats' "transport" member: the binding's counters. */
+static void rpc_stats(void *arg,
+		      void (*add)(void *ctx, const char *name, uint64_t v),
+		      void *ctx)
+{
+	struct nvmf_rdma_stats s = {.size = sizeof(s)};
+
+	nvmf_rdma_get_stats(arg, &s, NULL);
+#define PUT(f) add(ctx, #f, s.f)
+	PUT(queues);
+	PUT(bufs_in_use);
+	PUT(accepted);
+	PUT(rejected);
+	PUT(capsules);
+	PUT(rdma_reads);
+	PUT(rdma_writes);
+	PUT(responses);
+	PUT(responses_inv);
+	PUT(buf_waits);
+	PUT(wc_errors);
+	PUT(kills);
+	PUT(backend_ops);
+	PUT(backend_errors);
+	PUT(backend_waits);
+	PUT(backend_inflight);
+	PUT(bounces);
+	PUT(audit_held);
+	PUT(cm_requests);
+	PUT(deferred);
+	PUT(deferred_total);
+	PUT(deferred_timed_out);
+	PUT(rejected_busy);
+	PUT(cm_failed);
+#undef PUT
+}
+
 static void forward_to_main(int sig)
 {
 	int saved = errno;
@@ -87,6 +125,8 @@ int main(int argc, char **argv)
 {
 	struct tgt_args a;
 	struct nvmf_rdma *r = NULL;
+	struct nvmf_rpc_server *rpc = NULL;
+	struct nvmf_rpc_env env = {0};
 	char err[512] = "";
 	sigset_t set;
 	int rc, sig;
@@ -120,6 +160,22 @@ int main(int argc, char **argv)
 		nvmf_config_free(&a.cfg);
 		return 1;
 	}
+	if (a.rpc) {
+		env.tgt = nvmf_rdma_target(r);
+		env.cfg = &a.cfg;
+		env.file_ns = nvmf_rdma_file_ns(r);
+		env.stats = rpc_stats;
+		env.arg = r;
+		rc = nvmf_rpc_server_start(a.rpc, &env, &rpc);
+		if (rc) {
+			fprintf(stderr, "wharf-nvmf-tgt: --rpc %s: %s\n", a.rpc,
+				strerror(-rc));
+			nvmf_rdma_destroy(r);
+			nvmf_config_free(&a.cfg);
+			return 1;
+		}
+		printf("wharf-nvmf-tgt: management RPC on %s\n", a.rpc);
+	}
 	for (size_t i = 0; i < a.cfg.nlisten; i++)
 		printf("wharf-nvmf-tgt: listening on %s port %u\n",
 		       a.cfg.listen[i].addr, nvmf_rdma_listen_port(r, i));
@@ -135,6 +191,7 @@ int main(int argc, char **argv)
 	}
 	printf("wharf-nvmf-tgt: %s, shutting down\n",
 	       sig == SIGINT ? "SIGINT" : "SIGTERM");
+	nvmf_rpc_server_stop(rpc); /* no change after this point */
 	print_stats(r, " at exit");
 	rc = nvmf_rdma_destroy(r);
 	nvmf_config_free(&a.cfg);

@@ -14,6 +14,7 @@ struct tgt_args {
 	struct nvmf_config cfg;	    /* the file's lines, then the flags' */
 	struct nvmf_rdma_opts opts; /* binding options */
 	unsigned nflags;	    /* configuration flags seen */
+	const char *rpc;	    /* --rpc PATH or NULL */
 };
 
 /**

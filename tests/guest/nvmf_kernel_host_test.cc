@@ -3,9 +3,17 @@
 // for the whole suite (cases run in order): discovery, connect with the
 // default and with 2 I/O queues, the namespace's size, fio randwrite with
 // crc32c verify then randread, disconnect, 20 connect / disconnect cycles
-// with the target's counters back to zero, and a host NQN the allow-list
-// refuses. Every command is bounded by `timeout`.
+// with the target's counters back to zero, a host NQN the allow-list
+// refuses, and a subsystem exported on its second listener only; each
+// Connect in the target's audit log with the host's NQN and address.
+// Every command is bounded by `timeout`.
 #include <dirent.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
 
 #include <string>
 #include <vector>
@@ -22,7 +30,62 @@ using namespace nvmf_guest;
 const char kSub[] = "nqn.2024-01.io.wharf:guest";
 const char kClosed[] = "nqn.2024-01.io.wharf:closed";
 const char kPort[] = "4420";
+const char kBound[] = "nqn.2024-01.io.wharf:bound";
+const char kPort2[] = "4445"; // the only listener kBound is exported on
+const char kRpcSock[] = "/tmp/nvmf_kernel_host.sock";
+
+// One JSON-RPC exchange with the target's --rpc socket: the response line.
+std::string Rpc(const std::string &method, const std::string &params = "{}")
+{
+	sockaddr_un sa = {};
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", kRpcSock);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (sockaddr *)&sa, sizeof(sa))) {
+		if (fd >= 0)
+			close(fd);
+		return "(no socket)";
+	}
+	std::string req = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" +
+			  method + "\",\"params\":" + params + "}";
+	std::string out;
+	if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) ==
+	    (ssize_t)req.size()) {
+		char buf[4096];
+		while (out.find('\n') == std::string::npos) {
+			pollfd p = {fd, POLLIN, 0};
+			ssize_t n;
+			if (poll(&p, 1, 10000) != 1 ||
+			    (n = read(fd, buf, sizeof(buf))) <= 0)
+				break;
+			out.append(buf, (size_t)n);
+		}
+	}
+	close(fd);
+	return out;
+}
 constexpr uint64_t kNsBytes = 64ull << 20;
+
+// The namespace block devices of controller @ctrl: nvmeAnC, from nvmeAnC
+// or (native multipath) the path node nvmeAcBnC.
+std::vector<std::string> BlockNames(const std::string &ctrl)
+{
+	std::vector<std::string> found;
+	DIR *d = opendir(("/sys/class/nvme/" + ctrl).c_str());
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		std::string n = e->d_name;
+		size_t c = n.find('c', 4), ns = n.rfind('n');
+		if (n.rfind("nvme", 0) != 0 || ns <= 4)
+			continue;
+		if (c != std::string::npos && c < ns)
+			n = n.substr(0, c) + n.substr(ns);
+		found.push_back(n);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
 
 class KernelHost : public ::testing::Test
 {
@@ -43,6 +106,7 @@ class KernelHost : public ::testing::Test
 		ASSERT_TRUE(tgt_->Start(
 			"nvmf_kernel_host",
 			std::string("listen 198.18.0.1 ") + kPort +
+				"\nlisten 198.18.0.1 " + kPort2 +
 				"\nshards 2\nqueue-depth 128\nio-queues 4\n"
 				"subsystem " +
 				kSub +
@@ -51,7 +115,13 @@ class KernelHost : public ::testing::Test
 				hostnqn_ + "\nsubsystem " + kClosed +
 				"\n  namespace 1 ram:1M\n  allow-host "
 				"nqn.2014-08.org.nvmexpress:uuid:"
-				"00000000-0000-0000-0000-000000000001\n"));
+				"00000000-0000-0000-0000-000000000001\n"
+				"subsystem " +
+				kBound +
+				"\n  namespace 1 ram:1M\n  allow-any-host\n"
+				"  export 198.18.0.1 " +
+				kPort2 + "\n",
+			{"--rpc", kRpcSock}));
 	}
 
 	static void TearDownTestSuite()
@@ -95,25 +165,12 @@ class KernelHost : public ::testing::Test
 		return "";
 	}
 
-	// The namespace block device of controller @ctrl: nvmeAnC, from
-	// nvmeAnC or (native multipath) the path node nvmeAcBnC.
+	// The namespace block device of controller @ctrl (the last one
+	// listed when it has several).
 	static std::string Block(const std::string &ctrl)
 	{
-		std::string found;
-		DIR *d = opendir(("/sys/class/nvme/" + ctrl).c_str());
-		struct dirent *e;
-		while (d && (e = readdir(d))) {
-			std::string n = e->d_name;
-			size_t c = n.find('c', 4), ns = n.rfind('n');
-			if (n.rfind("nvme", 0) != 0 || ns <= 4)
-				continue;
-			if (c != std::string::npos && c < ns)
-				n = n.substr(0, c) + n.substr(ns);
-			found = n;
-		}
-		if (d)
-			closedir(d);
-		return found;
+		std::vector<std::string> b = BlockNames(ctrl);
+		return b.empty() ? "" : b.back();
 	}
 
 	// Waits for the namespace's block device to appear.
@@ -240,6 +297,181 @@ TEST_F(KernelHost, HostNotOnTheAllowListIsRefused)
 		<< dmesg.substr(dmesg.size() > 2000 ? dmesg.size() - 2000 : 0);
 	std::map<std::string, uint64_t> after = tgt_->Stats();
 	EXPECT_LT(before["connects_failed"], after["connects_failed"]);
+	EXPECT_TRUE(tgt_->BackToZero());
+}
+
+TEST_F(KernelHost, SubsystemServedOnItsExportedListenerOnly)
+{
+	std::string out, log;
+	// A host identity of its own (the kernel keeps one host ID per NQN
+	// while a controller uses it).
+	const std::string hostid = "5b3f9e2a-0c1d-4e5f-8a9b-0c1d2e3f4a5b";
+	const std::string host = "nqn.2014-08.org.nvmexpress:uuid:" + hostid;
+	// Discovery through the first listener does not show kBound;
+	// through its own it does, at that port.
+	ASSERT_EQ(0, Sh(std::string("nvme discover -t rdma -a 198.18.0.1 -s ") +
+				kPort + " --hostnqn=" + hostnqn_,
+			&out))
+		<< out;
+	EXPECT_EQ(std::string::npos, out.find(kBound)) << out;
+	ASSERT_EQ(0, Sh(std::string("nvme discover -t rdma -a 198.18.0.1 -s ") +
+				kPort2 + " --hostnqn=" + hostnqn_,
+			&out))
+		<< out;
+	size_t at = out.find(kBound);
+	ASSERT_NE(std::string::npos, at) << out;
+	EXPECT_EQ(std::string::npos, out.find(kBound, at + 1)) << out;
+	size_t svc = out.rfind("trsvcid:", at);
+	ASSERT_NE(std::string::npos, svc) << out;
+	svc = out.find_first_not_of(' ', svc + 8);
+	EXPECT_EQ(kPort2, out.substr(svc, 4)) << out;
+	// Through the first listener kBound is unknown: refused, and the
+	// audit log says who and why.
+	EXPECT_NE(0, Sh(std::string("nvme connect -t rdma -a 198.18.0.1 -s ") +
+				kPort + " -n " + kBound + " --hostnqn=" + host +
+				" --hostid=" + hostid,
+			&out))
+		<< out;
+	EXPECT_EQ("", Ctrl(kBound));
+	// Through its own it connects.
+	ASSERT_EQ(0, Sh(std::string("nvme connect -t rdma -a 198.18.0.1 -s ") +
+				kPort2 + " -n " + kBound +
+				" --hostnqn=" + host + " --hostid=" + hostid,
+			&out))
+		<< out;
+	std::string ctrl;
+	Poll([&] { return !(ctrl = Ctrl(kBound)).empty(); });
+	EXPECT_NE("", ctrl);
+	EXPECT_EQ(0, Sh(std::string("nvme disconnect -n ") + kBound, &out))
+		<< out;
+	log = tgt_->Log();
+	EXPECT_NE(std::string::npos,
+		  log.find("connect: refused host " + host + " hostid " +
+			   hostid + " from 198.18.0.1:"))
+		<< log;
+	EXPECT_NE(std::string::npos,
+		  log.find(std::string(" on 198.18.0.1:") + kPort +
+			   " subsystem " + kBound +
+			   ": subsystem not exported on this listener"))
+		<< log;
+	// The accepted one: "connect: controller N for host H hostid I from
+	// A on 198.18.0.1:4445 subsystem kBound", one line.
+	size_t ok = log.find(" for host " + host + " hostid " + hostid);
+	ASSERT_NE(std::string::npos, ok) << log;
+	size_t bol = log.rfind('\n', ok) + 1, eol = log.find('\n', ok);
+	std::string line = log.substr(bol, eol - bol);
+	EXPECT_EQ(0u, line.find("wharf-nvmf-tgt: connect: controller "))
+		<< line;
+	EXPECT_NE(std::string::npos, line.find(std::string(" on 198.18.0.1:") +
+					       kPort2 + " subsystem " + kBound))
+		<< line;
+	EXPECT_TRUE(tgt_->BackToZero());
+}
+
+// The block device of namespace @nsid of controller @ctrl, or "".
+std::string NsDev(const std::string &ctrl, uint32_t nsid)
+{
+	for (const std::string &n : BlockNames(ctrl))
+		if (Trim(ReadFile("/sys/block/" + n + "/nsid")) ==
+		    std::to_string(nsid))
+			return n;
+	return "";
+}
+
+TEST_F(KernelHost, RpcChangesWhileTheHostRuns)
+{
+	std::string out;
+	const std::string sub = std::string("\"nqn\":\"") + kSub + "\"";
+	const std::string ok =
+		"{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":1}\n";
+	ASSERT_EQ(0, Connect(kSub, "", &out)) << out;
+	ASSERT_FALSE(WaitBlock().empty());
+	std::string ctrl1 = Ctrl(kSub);
+	std::string dev1 = NsDev(ctrl1, 1);
+	ASSERT_FALSE(dev1.empty());
+	// Verified writes to namespace 1 all along (16 MiB at 2 MiB/s, then
+	// read back).
+	Sh("rm -f /tmp/rpc_fio.rc; (fio --name=r --filename=/dev/" + dev1 +
+	   " --ioengine=libaio --direct=1 --bs=4k --iodepth=8 --size=16M"
+	   " --rw=randwrite --rate=,2M --verify=crc32c --do_verify=1"
+	   " --verify_fatal=1 >/tmp/rpc_fio.out 2>&1; echo $? >/tmp/rpc_fio.rc)"
+	   " >/dev/null 2>&1 &");
+	// Namespace 2 added and removed a hundred times, back to back.
+	for (int i = 0; i < 100; i++) {
+		ASSERT_EQ(ok,
+			  Rpc("nvmf_subsystem_add_ns",
+			      "{" + sub + ",\"nsid\":2,\"bdev\":\"null:1M\"}"))
+			<< i;
+		ASSERT_EQ(ok, Rpc("nvmf_subsystem_remove_ns",
+				  "{" + sub + ",\"nsid\":2}"))
+			<< i;
+	}
+	// The host follows each change (namespace attribute notices).
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(ok,
+			  Rpc("nvmf_subsystem_add_ns",
+			      "{" + sub + ",\"nsid\":2,\"bdev\":\"null:1M\"}"));
+		EXPECT_TRUE(Poll([&] { return !NsDev(ctrl1, 2).empty(); }))
+			<< "cycle " << i << ": the host never saw namespace 2";
+		ASSERT_EQ(ok, Rpc("nvmf_subsystem_remove_ns",
+				  "{" + sub + ",\"nsid\":2}"));
+		EXPECT_TRUE(Poll([&] { return NsDev(ctrl1, 2).empty(); }))
+			<< "cycle " << i << ": namespace 2 never left the host";
+	}
+	// A second host, let in at run time, then removed.
+	const std::string id2 = "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
+	const std::string host2 = "nqn.2014-08.org.nvmexpress:uuid:" + id2;
+	ASSERT_EQ(ok, Rpc("nvmf_subsystem_add_host",
+			  "{" + sub + ",\"host\":\"" + host2 + "\"}"));
+	// Through the second listener (kSub has no export lines): nvme-cli
+	// refuses a second controller to the same address and subsystem,
+	// whatever the host NQN ("already connected").
+	ASSERT_EQ(0, Sh(std::string("nvme connect -t rdma -a 198.18.0.1 -s ") +
+				kPort2 + " -n " + kSub + " --hostnqn=" + host2 +
+				" --hostid=" + id2,
+			&out))
+		<< out;
+	std::vector<std::string> c2;
+	ASSERT_TRUE(Poll([&] {
+		c2 = NvmeCtrls("hostnqn", host2);
+		return !c2.empty();
+	}));
+	out = Rpc("nvmf_subsystem_get_controllers", "{" + sub + "}");
+	EXPECT_NE(std::string::npos, out.find(host2)) << out;
+	EXPECT_NE(std::string::npos, out.find(hostnqn_)) << out;
+	auto t0 = std::chrono::steady_clock::now();
+	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":1},"
+		  "\"id\":1}\n",
+		  Rpc("nvmf_subsystem_remove_host",
+		      "{" + sub + ",\"host\":\"" + host2 + "\"}"));
+	EXPECT_TRUE(Poll([&] {
+		out = Rpc("nvmf_subsystem_get_controllers", "{" + sub + "}");
+		return out.find(host2) == std::string::npos;
+	})) << out;
+	double gone_ms = std::chrono::duration<double, std::milli>(
+				 std::chrono::steady_clock::now() - t0)
+				 .count();
+	RecordProperty("removed_host_gone_ms", std::to_string(gone_ms));
+	printf("removed host's controller gone from the target in %.0f ms\n",
+	       gone_ms);
+	EXPECT_NE(std::string::npos, out.find(hostnqn_)) << out;
+	Sh("nvme disconnect -d " + c2[0], &out);
+	// Namespace 1's writes never failed; its controller stayed live.
+	EXPECT_TRUE(Poll([&] { return access("/tmp/rpc_fio.rc", F_OK) == 0; },
+			 std::chrono::seconds(120)));
+	EXPECT_EQ("0", Trim(ReadFile("/tmp/rpc_fio.rc")))
+		<< ReadFile("/tmp/rpc_fio.out");
+	EXPECT_NE(std::string::npos,
+		  ReadFile("/tmp/rpc_fio.out").find("err= 0"))
+		<< ReadFile("/tmp/rpc_fio.out");
+	EXPECT_EQ("live",
+		  Trim(ReadFile("/sys/class/nvme/" + ctrl1 + "/state")));
+	// The running configuration, saved.
+	out = Rpc("save_config");
+	EXPECT_NE(std::string::npos,
+		  out.find(std::string("allow-host ") + hostnqn_))
+		<< out;
+	ASSERT_EQ(0, Disconnect(&out)) << out;
 	EXPECT_TRUE(tgt_->BackToZero());
 }
 

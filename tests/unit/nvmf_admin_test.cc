@@ -251,6 +251,58 @@ TEST_F(NvmfAdmin, DiscoveryLogShowsOnlyAllowedSubsystems)
 	EXPECT_STREQ(kOpen, (const char *)buf.data() + 2048 + 256);
 }
 
+// The discovery log of a target whose kSub is exported on the second of
+// three listen addresses only: kOpen (no export lines) at every address,
+// kSub at its own, and only to a discovery controller that came in there.
+class NvmfAdminExport : public NvmfAdmin
+{
+      protected:
+	void SetUp() override
+	{
+		Create(ExportConfig("  export 198.18.0.1 4421\n"));
+	}
+
+	nvme_disc_hdr Header(nvmf_queue *d, std::vector<uint8_t> *buf)
+	{
+		nvme_disc_hdr h;
+		EXPECT_EQ(0, Status(GetLog(d, NVME_LID_DISCOVERY, 0, 5 * 1024,
+					   buf)));
+		memcpy(&h, buf->data(), sizeof(h));
+		return h;
+	}
+};
+
+TEST_F(NvmfAdminExport, DiscoveryLogListsAPortsOwnSubsystems)
+{
+	std::vector<uint8_t> buf;
+	listener_ = 2; // kSub's own listener
+	nvmf_queue *d = Discovery();
+	nvme_disc_hdr h = Header(d, &buf);
+	ASSERT_EQ(4u, h.numrec);
+	nvme_disc_entry e[4];
+	memcpy(e, buf.data() + 1024, sizeof(e));
+	EXPECT_STREQ(kSub, e[0].subnqn);
+	EXPECT_EQ(2, e[0].portid);
+	EXPECT_EQ("4421" + std::string(28, ' '), Field(e[0].trsvcid, 32));
+	for (int i = 1; i < 4; i++) {
+		EXPECT_STREQ(kOpen, e[i].subnqn);
+		EXPECT_EQ(i, e[i].portid);
+	}
+	// A window on the last entry finds it at its offset.
+	std::vector<uint8_t> win;
+	ASSERT_EQ(0,
+		  Status(GetLog(d, NVME_LID_DISCOVERY, 4 * 1024, 1024, &win)));
+	EXPECT_EQ(0, memcmp(win.data(), &e[3], 1024));
+	// Through another listener (or none known) kSub is not there.
+	for (uint16_t l : {1, 3, 0}) {
+		listener_ = l;
+		nvmf_queue *other = Discovery();
+		h = Header(other, &buf);
+		EXPECT_EQ(3u, h.numrec) << "listener " << l;
+		EXPECT_STREQ(kOpen, (const char *)buf.data() + 1024 + 256);
+	}
+}
+
 TEST_F(NvmfAdmin, LogPageErrors)
 {
 	std::vector<uint8_t> buf;
@@ -462,6 +514,8 @@ TEST_F(NvmfAdmin, AsyncEventHeldUntilANamespaceChanges)
 
 	ASSERT_EQ(0, nvmf_tgt_ns_add_ram(tgt_, kSub, 9, 1 << 20, 512));
 	ASSERT_EQ(1u, fake_.ready.size());
+	std::vector<uint8_t> first;
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_NS, 9, &first)));
 	EXPECT_EQ(admin_, fake_.ready[0].first);
 	EXPECT_EQ(&aer.req, fake_.ready[0].second);
 	EXPECT_EQ(0u, Stats().held);
@@ -506,7 +560,19 @@ TEST_F(NvmfAdmin, AsyncEventHeldUntilANamespaceChanges)
 	EXPECT_EQ(1u, ids[0]);
 	EXPECT_EQ(0u, ids[1]);
 	EXPECT_EQ(-ENOENT, nvmf_tgt_ns_remove(tgt_, kSub, 9));
+	// A removed NSID may be used again (the old namespace stays until
+	// the target goes: I/O in flight may use it); a live one may not.
+	EXPECT_EQ(0, nvmf_tgt_ns_add_ram(tgt_, kSub, 9, 64 << 10, 4096));
 	EXPECT_EQ(-EEXIST, nvmf_tgt_ns_add_ram(tgt_, kSub, 9, 1 << 20, 512));
+	ASSERT_EQ(0, Status(Identify(admin_, NVME_CNS_NS, 9, &buf)));
+	nvme_id_ns idns;
+	memcpy(&idns, buf.data(), sizeof(idns));
+	EXPECT_EQ(16u, idns.nsze); // the new one: 64 KiB of 4 KiB blocks
+	// ... with identifiers of its own: a host must not take it for the
+	// namespace it replaces.
+	nvme_id_ns old;
+	memcpy(&old, first.data(), sizeof(old));
+	EXPECT_NE(0, memcmp(old.nguid, idns.nguid, sizeof(idns.nguid)));
 	EXPECT_EQ(-ENOENT,
 		  nvmf_tgt_ns_add_ram(tgt_, "nqn.2024-01.x:y", 3, 4096, 512));
 	EXPECT_EQ(-ENOENT,

@@ -140,8 +140,9 @@ TEST(NvmfConfig, LineByLineLikeFlags)
 	ASSERT_EQ(0, nvmf_config_line(&cfg, "subsystem nqn.2024-01.io.w:a", 2,
 				      err, sizeof(err)));
 	EXPECT_EQ(-EINVAL, nvmf_config_finish(&cfg, err, sizeof(err)));
-	EXPECT_STREQ("flags:2: subsystem nqn.2024-01.io.w:a: no allow-host or "
-		     "allow-any-host (allow-any must be explicit)",
+	EXPECT_STREQ("flags:2: subsystem nqn.2024-01.io.w:a: no allow-host, "
+		     "allow-any-host or allow-no-host (who may connect must "
+		     "be explicit)",
 		     err);
 	ASSERT_EQ(0, nvmf_config_line(&cfg, "allow-any-host", 3, err,
 				      sizeof(err)));
@@ -159,8 +160,9 @@ TEST(NvmfConfig, MissingListenSubsystemOrAllow)
 	EXPECT_EQ("t.conf: no \"subsystem NQN\" block",
 		  Err("listen 10.0.0.1\n"));
 	EXPECT_EQ("t.conf: no \"listen ADDRESS [PORT]\" line", Err(""));
-	EXPECT_EQ("t.conf:4: subsystem nqn.2024-01.io.w:b: no allow-host or "
-		  "allow-any-host (allow-any must be explicit)",
+	EXPECT_EQ("t.conf:4: subsystem nqn.2024-01.io.w:b: no allow-host, "
+		  "allow-any-host or allow-no-host (who may connect must be "
+		  "explicit)",
 		  Err(Head("subsystem nqn.2024-01.io.w:b\nnamespace 1 "
 			   "ram:1M\n")));
 }
@@ -182,6 +184,48 @@ TEST(NvmfConfig, ListenErrors)
 	for (int i = 0; i < 17; i++)
 		many += "listen 10.0.0." + std::to_string(i + 1) + "\n";
 	EXPECT_EQ("t.conf:17: listen: more than 16 addresses", Err(many));
+}
+
+TEST(NvmfConfig, ExportBindsASubsystemToListenLines)
+{
+	// Export lines may come before the listen line they name (flags).
+	std::string text = "listen 10.0.0.1\n"
+			   "subsystem nqn.2024-01.io.wharf:a\n"
+			   "  allow-any-host\n"
+			   "  export fd00:0::1 4421\n" // fd00::1, spelt longer
+			   "  export 10.0.0.1 4420\n"
+			   "subsystem nqn.2024-01.io.wharf:b\n"
+			   "  allow-any-host\n"
+			   "listen 10.0.0.2 4421\n"
+			   "listen fd00::1 4421\n";
+	nvmf_config cfg;
+	char err[256] = "";
+	ASSERT_EQ(0, nvmf_config_parse(text.data(), text.size(), "t.conf", &cfg,
+				       err, sizeof(err)))
+		<< err;
+	ASSERT_EQ(0, nvmf_config_finish(&cfg, err, sizeof(err))) << err;
+	EXPECT_EQ(2u, cfg.subsys[0].nexports);
+	EXPECT_EQ(4u, cfg.subsys[0].exports[0].line);
+	EXPECT_EQ(0x5u, cfg.subsys[0].listen_mask); // lines 1 and 3
+	EXPECT_EQ(0u, cfg.subsys[1].listen_mask);   // every one
+	nvmf_config_free(&cfg);
+}
+
+TEST(NvmfConfig, ExportErrors)
+{
+	EXPECT_EQ("t.conf:1: export: outside a subsystem (put \"subsystem "
+		  "NQN\" first)",
+		  Err("export 10.0.0.1\n"));
+	EXPECT_EQ("t.conf:4: export: \"x\" is not an IPv4 or IPv6 address",
+		  Err(Head("export x\n")));
+	EXPECT_EQ("t.conf:4: export: expected \"export ADDRESS [PORT]\"",
+		  Err(Head("export\n")));
+	EXPECT_EQ("t.conf:5: export: 10.0.0.1 port 4420 twice (first on "
+		  "line 4)",
+		  Err(Head("export 10.0.0.1\nexport 10.0.0.1 4420\n")));
+	EXPECT_EQ("t.conf:4: export: 10.0.0.1 port 4421 is not a listen "
+		  "address (add \"listen 10.0.0.1 4421\")",
+		  Err(Head("export 10.0.0.1 4421\n")));
 }
 
 TEST(NvmfConfig, GlobalNumberErrors)
@@ -372,6 +416,17 @@ TEST(NvmfConfig, AllowListErrors)
 		  Err(h + "allow-any-host\nallow-host " + kHost + "\n"));
 	EXPECT_EQ("t.conf:4: allow-any-host: twice (first on line 3)",
 		  Err(h + "allow-any-host\nallow-any-host\n"));
+	// allow-no-host: a closed subsystem, alone.
+	EXPECT_EQ("", Err(h + "allow-no-host\n"));
+	EXPECT_EQ("t.conf:4: allow-no-host: the subsystem already says who "
+		  "may connect (line 3)",
+		  Err(h + "allow-host " + kHost + "\nallow-no-host\n"));
+	EXPECT_EQ("t.conf:4: allow-host: the subsystem already has "
+		  "allow-no-host (line 3)",
+		  Err(h + "allow-no-host\nallow-host " + kHost + "\n"));
+	EXPECT_EQ("t.conf:4: allow-any-host: the subsystem has allow-no-host "
+		  "(line 3)",
+		  Err(h + "allow-no-host\nallow-any-host\n"));
 	EXPECT_EQ("t.conf:4: allow-host: " + std::string(kHost) + " twice",
 		  Err(h + "allow-host " + kHost + "\nallow-host " + kHost +
 		      "\n"));

@@ -421,6 +421,89 @@ TEST_F(NvmfFabrics, TargetLimitsForTheBinding)
 	EXPECT_EQ(-EBUSY, nvmf_tgt_destroy(tgt_));
 }
 
+TEST_F(NvmfFabrics, ConnectAuditReportsEveryAdminConnect)
+{
+	uint16_t cntlid;
+	nvmf_queue *admin = Admin(kSub, &cntlid);
+	ASSERT_EQ(1u, fake_.audits.size());
+	const Audit &ok = fake_.audits[0];
+	EXPECT_EQ(admin, ok.q);
+	EXPECT_EQ(kHost, ok.hostnqn);
+	EXPECT_EQ("abababab-abab-abab-abab-abababababab", ok.hostid);
+	EXPECT_EQ(kSub, ok.subnqn);
+	EXPECT_EQ(cntlid, ok.cntlid);
+	EXPECT_EQ(0, ok.status);
+	EXPECT_EQ("", ok.reason);
+	// I/O queues join a controller: not audited.
+	Io(1, cntlid);
+	EXPECT_EQ(1u, fake_.audits.size());
+	// Refusals say why, with the status the host got.
+	nvmf_queue *q = NewQueue(0, 32);
+	nvmf_req r = Connect(q, 0, 31, kSub, kStranger, NVME_CNTLID_DYNAMIC);
+	ASSERT_EQ(2u, fake_.audits.size());
+	EXPECT_EQ("host not allowed", fake_.audits[1].reason);
+	EXPECT_EQ(kStranger, fake_.audits[1].hostnqn);
+	EXPECT_EQ(Status(r), fake_.audits[1].status);
+	EXPECT_EQ(0, fake_.audits[1].cntlid);
+	Connect(q, 0, 31, "nqn.2024-01.io.wharf:nope", kHost,
+		NVME_CNTLID_DYNAMIC);
+	ASSERT_EQ(3u, fake_.audits.size());
+	EXPECT_EQ("unknown subsystem", fake_.audits[2].reason);
+	// A host NQN with control bytes is printed with '?' for them.
+	nvme_connect_data d = ConnectData(kSub, kHost, NVME_CNTLID_DYNAMIC);
+	d.hostnqn[4] = '\n';
+	Exec(q, ConnectCmd(0, 31, 0, &d));
+	ASSERT_EQ(4u, fake_.audits.size());
+	EXPECT_EQ("invalid host NQN", fake_.audits[3].reason);
+	EXPECT_EQ("nqn.?014", fake_.audits[3].hostnqn.substr(0, 8));
+	EXPECT_EQ(1u, Stats().ctrls);
+}
+
+// Subsystems bound to listen addresses with export lines.
+class NvmfExport : public NvmfTest
+{
+      protected:
+	void SetUp() override
+	{
+		Create(ExportConfig(
+			"  export 198.18.0.1 4421\n  export fd00::1\n"));
+	}
+};
+
+TEST_F(NvmfExport, ConnectOnlyThroughAnExportedListener)
+{
+	// Listen line 1 does not export kSub: refused as an unknown
+	// subsystem (IPO of SUBNQN), the reason audited.
+	listener_ = 1;
+	nvmf_queue *q = NewQueue(0, 32);
+	nvmf_req r = Connect(q, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC);
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM, Sc(r));
+	EXPECT_EQ(256u, r.rsp.result & 0xFFFF);
+	ASSERT_EQ(1u, fake_.audits.size());
+	EXPECT_EQ("subsystem not exported on this listener",
+		  fake_.audits[0].reason);
+	// A subsystem without export lines is on every listener.
+	EXPECT_EQ(0,
+		  Status(Connect(q, 0, 31, kOpen, kHost, NVME_CNTLID_DYNAMIC)));
+	// Listen lines 2 and 3 export kSub; its I/O queues must come the
+	// same way.
+	uint16_t cntlid;
+	listener_ = 2;
+	Admin(kSub, &cntlid);
+	listener_ = 3;
+	Io(1, cntlid);
+	listener_ = 1;
+	nvmf_queue *io = NewQueue(2, 32);
+	r = Connect(io, 2, 31, kSub, kHost, cntlid);
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM, Sc(r));
+	EXPECT_EQ(256u, r.rsp.result & 0xFFFF);
+	// No listener known (a tool's queue): only unbound subsystems.
+	listener_ = 0;
+	nvmf_queue *none = NewQueue(0, 32);
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM,
+		  Sc(Connect(none, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC)));
+}
+
 TEST(NvmfTarget, CreateReportsBackingErrorsWithTheirLine)
 {
 	std::string text = std::string("listen 10.0.0.1\nsubsystem ") + kSub +

@@ -70,6 +70,20 @@ inline std::string DefaultConfig()
 	       kStranger + "\n";
 }
 
+// Three listen addresses (listen lines 1..3: 198.18.0.1:4420, :4421,
+// [fd00::1]:4420); kSub (any host) with @exports, its export lines; kOpen
+// (any host) on every address.
+inline std::string ExportConfig(const std::string &exports)
+{
+	return std::string("listen 198.18.0.1 4420\n"
+			   "listen 198.18.0.1 4421\n"
+			   "listen fd00::1 4420\n"
+			   "subsystem ") +
+	       kSub + "\n  namespace 1 ram:64K\n  allow-any-host\n" + exports +
+	       "subsystem " + kOpen +
+	       "\n  namespace 1 ram:64K\n  allow-any-host\n";
+}
+
 // A request plus the data buffer the binding attaches to it.
 struct Slot {
 	nvmf_req req;
@@ -155,10 +169,18 @@ inline bool Dnr(const nvmf_req &r)
 	return Status(r) & NVME_DNR;
 }
 
+// One connect_audit call, its strings copied.
+struct Audit {
+	nvmf_queue *q;
+	std::string hostnqn, hostid, subnqn, reason;
+	uint16_t cntlid, status;
+};
+
 struct Fake {
 	uint64_t now = 1000;
 	std::vector<nvmf_queue *> killed;
 	std::vector<std::pair<nvmf_queue *, nvmf_req *>> ready;
+	std::vector<Audit> audits;
 
 	static uint64_t NowMs(void *arg)
 	{
@@ -171,6 +193,13 @@ struct Fake {
 	static void Kill(nvmf_queue *q, void *arg)
 	{
 		static_cast<Fake *>(arg)->killed.push_back(q);
+	}
+	static void ConnectAudit(nvmf_queue *q, const nvmf_connect_audit *a,
+				 void *arg)
+	{
+		static_cast<Fake *>(arg)->audits.push_back(
+			{q, a->hostnqn, a->hostid, a->subnqn,
+			 a->reason ? a->reason : "", a->cntlid, a->status});
 	}
 	bool WasKilled(nvmf_queue *q) const
 	{
@@ -188,6 +217,8 @@ class NvmfTest : public ::testing::Test
 	// how a test waits for a backend step: returns the next action.
 	nvmf_aio *aio_ = nullptr;
 	std::function<nvmf_act(nvmf_queue *, Slot *)> wait_backend_;
+	// The listen line new queues come in on (nvmf_queue_params.listener).
+	uint16_t listener_ = 0;
 
 	void SetUp() override
 	{
@@ -208,6 +239,7 @@ class NvmfTest : public ::testing::Test
 		ops.now_ms = Fake::NowMs;
 		ops.held_ready = Fake::HeldReady;
 		ops.kill = Fake::Kill;
+		ops.connect_audit = Fake::ConnectAudit;
 		ASSERT_EQ(0, nvmf_tgt_create(&cfg, &ops, &fake_, &tgt_, err,
 					     sizeof(err)))
 			<< err;
@@ -251,6 +283,7 @@ class NvmfTest : public ::testing::Test
 		p.sq_entries = entries;
 		p.ctx = (void *)(uintptr_t)qid;
 		p.aio = aio_;
+		p.listener = listener_;
 		EXPECT_EQ(0, nvmf_queue_create(tgt_, &p, &q));
 		if (q)
 			queues_.push_back(q);
