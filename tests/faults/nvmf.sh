@@ -29,7 +29,7 @@
 #
 # The userspace host's cases (expect "perf"): the same target on node a,
 # wharf-nvmf-perf on node b instead of the kernel host, randwrite
-# --verify for a fixed time (20 s, 60 s with a kill or a flap; each
+# --verify for a fixed time (30 s, 60 s with a kill or a flap; each
 # command slot writes its own blocks, reads them back and compares; at
 # the end every slot's last acknowledged write is read once more), its
 # namespace file on node a's tmpfs, through "netem OPTS" (both NICs, the whole
@@ -66,14 +66,14 @@ prog=faults source "$top/tools/lib/nvmf.sh"
 nvmf_tgt_bin=${WHARF_NVMF_TGT:-$top/bazel-bin/targets/nvmf/wharf-nvmf-tgt}
 nvmf_perf_bin=${WHARF_NVMF_PERF:-$top/bazel-bin/initiators/nvmf/wharf-nvmf-perf}
 # wharf-nvmf-perf: two I/O queues of QD 8 (16 slots, each owning 2 MiB of
-# the 64 MiB namespace) for a fixed time: 20 s under netem (on for the
+# the 64 MiB namespace) for a fixed time: 30 s under netem (on for the
 # whole run), 60 s for a kill or a flap, which must meet the run and
 # leave it time to recover (on a loaded machine node b took 17 s from
 # perf's start to its first progress line and node a 24 s more from that
 # word to the kill).  Its deadline leaves room for the final read-back
 # and a slow reconnect.  Reconnects 500 ms after a loss (doubling, at
 # most 4 s), for at most 60 s.
-nvmf_perf_time=20
+nvmf_perf_time=30
 nvmf_perf_fault_time=60
 # With a kill or a flap the run ends sooner once it has shown what it is
 # for: the host lost the controller after the fault, and completed I/O in

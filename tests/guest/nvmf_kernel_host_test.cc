@@ -2,7 +2,7 @@
 // kernel's nvme-rdma, driven by the stock nvme-cli and fio. One target
 // for the whole suite (cases run in order): discovery, connect with the
 // default and with 2 I/O queues, the namespace's size, fio randwrite with
-// crc32c verify then randread, disconnect, 20 connect / disconnect cycles
+// crc32c verify then randread, disconnect, 10 connect / disconnect cycles
 // with the target's counters back to zero, a host NQN the allow-list
 // refuses, and a subsystem exported on its second listener only; each
 // Connect in the target's audit log with the host's NQN and address.
@@ -266,10 +266,13 @@ TEST_F(KernelHost, ConnectWithTwoIoQueues)
 	EXPECT_TRUE(tgt_->BackToZero());
 }
 
-TEST_F(KernelHost, TwentyConnectDisconnectCycles)
+// Ten cycles (twenty took 50 s of the suite's 25 minutes): what leaks
+// per cycle shows in the counters after the first, and each cycle adds
+// another two and a half seconds of the host's connect and scan.
+TEST_F(KernelHost, TenConnectDisconnectCycles)
 {
 	std::map<std::string, uint64_t> before = tgt_->Stats();
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < 10; i++) {
 		std::string out;
 		ASSERT_EQ(0, Connect(kSub, "--nr-io-queues=2", &out))
 			<< "cycle " << i << ": " << out;
@@ -278,8 +281,8 @@ TEST_F(KernelHost, TwentyConnectDisconnectCycles)
 	}
 	EXPECT_TRUE(tgt_->BackToZero());
 	std::map<std::string, uint64_t> after = tgt_->Stats();
-	EXPECT_EQ(before["ctrls_created"] + 20, after["ctrls_created"]);
-	EXPECT_EQ(before["accepted"] + 60, after["accepted"]);
+	EXPECT_EQ(before["ctrls_created"] + 10, after["ctrls_created"]);
+	EXPECT_EQ(before["accepted"] + 30, after["accepted"]);
 	EXPECT_EQ(0u, after["wc_errors"] - before["wc_errors"]);
 }
 
@@ -394,7 +397,8 @@ TEST_F(KernelHost, RpcChangesWhileTheHostRuns)
 	Sh("rm -f /tmp/rpc_fio.rc; (fio --name=r --filename=/dev/" + dev1 +
 	   " --ioengine=libaio --direct=1 --bs=4k --iodepth=8 --size=16M"
 	   " --rw=randwrite --rate=,2M --verify=crc32c --do_verify=1"
-	   " --verify_fatal=1 >/tmp/rpc_fio.out 2>&1; echo $? >/tmp/rpc_fio.rc)"
+	   " --verify_fatal=1 --verify_state_save=0 >/tmp/rpc_fio.out 2>&1; "
+	   "echo $? >/tmp/rpc_fio.rc)"
 	   " >/dev/null 2>&1 &");
 	// Namespace 2 added and removed a hundred times, back to back.
 	for (int i = 0; i < 100; i++) {
@@ -457,8 +461,10 @@ TEST_F(KernelHost, RpcChangesWhileTheHostRuns)
 	EXPECT_NE(std::string::npos, out.find(hostnqn_)) << out;
 	Sh("nvme disconnect -d " + c2[0], &out);
 	// Namespace 1's writes never failed; its controller stayed live.
-	EXPECT_TRUE(Poll([&] { return access("/tmp/rpc_fio.rc", F_OK) == 0; },
-			 std::chrono::seconds(120)));
+	// (the shell creates the file before it writes the status)
+	EXPECT_TRUE(
+		Poll([&] { return !Trim(ReadFile("/tmp/rpc_fio.rc")).empty(); },
+		     std::chrono::seconds(120)));
 	EXPECT_EQ("0", Trim(ReadFile("/tmp/rpc_fio.rc")))
 		<< ReadFile("/tmp/rpc_fio.out");
 	EXPECT_NE(std::string::npos,
