@@ -105,8 +105,8 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 					NVME_SC_CONNECT_INVALID_HOST);
 		}
 		sts = nvmf_ctrl_create(q, s, d, c->kato, &ctrl);
-		if (sts == nvmf_sts(NVME_SCT_CMD,
-				    NVME_SC_CONNECT_INVALID_HOST)) {
+		if (sts ==
+		    nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INVALID_HOST)) {
 			/* removed from the allow-list meanwhile */
 			*why = "host not allowed";
 			req->rsp.result = NVME_CONNECT_IPO(

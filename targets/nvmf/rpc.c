@@ -366,8 +366,8 @@ static int ns_from_params(struct call *c, struct nvmf_config *tmp,
 	if (n < 0 || n >= (int)sizeof(line))
 		return fail(c, NVMF_RPC_INVALID_PARAMS, "\"bdev\": too long");
 	nvmf_config_init(tmp, "rpc");
-	rc = nvmf_config_line(tmp, "subsystem nqn.2024-01.io.wharf:rpc", 1,
-			      err, sizeof(err));
+	rc = nvmf_config_line(tmp, "subsystem nqn.2024-01.io.wharf:rpc", 1, err,
+			      sizeof(err));
 	if (!rc)
 		rc = nvmf_config_line(tmp, line, 2, err, sizeof(err));
 	if (rc == -ENOMEM)
@@ -521,7 +521,8 @@ static int m_allow_any(struct call *c)
 	return 0;
 }
 
-/* Write @text to @path through a temporary file and rename(). */
+/* Write @text to @path through a temporary file and rename(). Blocks
+ * (fsync): runs on the management thread only, never on a shard. */
 static int write_atomic(const char *path, const char *text, size_t len)
 {
 	char tmp[4096];

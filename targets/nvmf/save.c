@@ -18,8 +18,8 @@ static void put_cpus(FILE *f, const struct nvmf_config *cfg)
 {
 	fputs("cpus ", f);
 	for (uint32_t i = 0, j; i < cfg->ncpus; i = j) {
-		for (j = i + 1; j < cfg->ncpus &&
-				cfg->cpus[j] == cfg->cpus[j - 1] + 1;
+		for (j = i + 1;
+		     j < cfg->ncpus && cfg->cpus[j] == cfg->cpus[j - 1] + 1;
 		     j++)
 			;
 		fprintf(f, "%s%d", i ? "," : "", cfg->cpus[i]);

@@ -513,12 +513,8 @@ TEST(NvmfTarget, CreateReportsBackingErrorsWithTheirLine)
 	char err[256] = "";
 	ASSERT_EQ(0, nvmf_config_parse(text.data(), text.size(), "t.conf", &cfg,
 				       err, sizeof(err)));
-	nvmf_tgt_ops ops = {};
+	nvmf_tgt_ops ops = Fake::Ops();
 	Fake fake;
-	ops.size = sizeof(ops);
-	ops.now_ms = Fake::NowMs;
-	ops.held_ready = Fake::HeldReady;
-	ops.kill = Fake::Kill;
 	nvmf_tgt *tgt = nullptr;
 	EXPECT_EQ(-ENOENT,
 		  nvmf_tgt_create(&cfg, &ops, &fake, &tgt, err, sizeof(err)));

@@ -377,12 +377,8 @@ TEST_F(NvmfRpc, SaveConfigRestartsTheSameTarget)
 	ASSERT_EQ(0, nvmf_config_load(path.c_str(), &again, err, sizeof(err)))
 		<< err << "\n"
 		<< text;
-	nvmf_tgt_ops ops = {};
+	nvmf_tgt_ops ops = Fake::Ops();
 	Fake fake;
-	ops.size = sizeof(ops);
-	ops.now_ms = Fake::NowMs;
-	ops.held_ready = Fake::HeldReady;
-	ops.kill = Fake::Kill;
 	nvmf_tgt *t2 = nullptr;
 	ASSERT_EQ(0,
 		  nvmf_tgt_create(&again, &ops, &fake, &t2, err, sizeof(err)))

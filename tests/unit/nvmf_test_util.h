@@ -201,6 +201,17 @@ struct Fake {
 			{q, a->hostnqn, a->hostid, a->subnqn,
 			 a->reason ? a->reason : "", a->cntlid, a->status});
 	}
+	// The callbacks above as a target's ops (arg: a Fake).
+	static nvmf_tgt_ops Ops()
+	{
+		nvmf_tgt_ops ops = {};
+		ops.size = sizeof(ops);
+		ops.now_ms = NowMs;
+		ops.held_ready = HeldReady;
+		ops.kill = Kill;
+		ops.connect_audit = ConnectAudit;
+		return ops;
+	}
 	bool WasKilled(nvmf_queue *q) const
 	{
 		return std::count(killed.begin(), killed.end(), q) > 0;
@@ -229,17 +240,12 @@ class NvmfTest : public ::testing::Test
 	{
 		nvmf_config cfg;
 		char err[256] = "";
-		nvmf_tgt_ops ops = {};
+		nvmf_tgt_ops ops = Fake::Ops();
 
 		ASSERT_EQ(0, nvmf_config_parse(text.data(), text.size(),
 					       "test.conf", &cfg, err,
 					       sizeof(err)))
 			<< err;
-		ops.size = sizeof(ops);
-		ops.now_ms = Fake::NowMs;
-		ops.held_ready = Fake::HeldReady;
-		ops.kill = Fake::Kill;
-		ops.connect_audit = Fake::ConnectAudit;
 		ASSERT_EQ(0, nvmf_tgt_create(&cfg, &ops, &fake_, &tgt_, err,
 					     sizeof(err)))
 			<< err;
