@@ -1,12 +1,15 @@
 /*
  * proto/nvme/spec_fabrics.h - NVMe over Fabrics wire structures: the
  * Connect command's 1024-byte data, the Discovery Log Page (header,
- * entries, RDMA transport specific address subtype) and the RDMA CM
+ * entries, RDMA transport specific address subtype), the RDMA CM
  * private data of the NVMe RDMA transport binding (REQ, ACCEPT, REJ and
- * the REJ status codes).
+ * the REJ status codes) and in-band authentication (Authentication
+ * Send / Receive and the DH-HMAC-CHAP messages).
  *
  * Sources: NVMe over Fabrics 1.1 (3.3, 5.3), NVMe RDMA Transport
- * Specification 1.0 (3.1). Sizes and offsets pinned with _Static_assert.
+ * Specification 1.0 (3.1), NVM Express Base 2.0 (6.2, 6.3, 8.13) and
+ * the Linux kernel's include/linux/nvme.h for the names. Sizes and
+ * offsets pinned with _Static_assert.
  */
 #ifndef WHARF_PROTO_NVME_SPEC_FABRICS_H
 #define WHARF_PROTO_NVME_SPEC_FABRICS_H
@@ -170,6 +173,215 @@ enum nvme_rdma_cm_sts {
 	NVME_RDMA_CM_INVALID_ORD = 0x08,     /* invalid ORD */
 	NVME_RDMA_CM_INVALID_CNTLID = 0x09,  /* invalid controller ID */
 };
+
+/* ---- In-band authentication (NVMe base 2.0 6.2, 6.3, 8.13) --------- */
+
+/*
+ * Connect response DW0 (with the controller ID in 15:0), AUTHREQ:
+ * ATR, an authentication transaction is required before any other
+ * command on this queue; ASCR, authentication and a secure channel
+ * (TLS, not on RDMA) are required.
+ */
+#define NVME_CONNECT_AUTHREQ_ATR  (1u << 17)
+#define NVME_CONNECT_AUTHREQ_ASCR (1u << 18)
+
+/* Command specific status (SCT 1): a command arrived before authentication. */
+#define NVME_SC_AUTH_REQUIRED 0x91
+
+/*
+ * Authentication Send (fctype 0x05: TL bytes host to controller) and
+ * Authentication Receive (fctype 0x06: at most AL bytes back). CDW10
+ * carries SECP 31:24, SPSP1 23:16, SPSP0 15:8; CDW11 is TL or AL.
+ */
+struct nvme_auth_cmd {
+	uint8_t opc;
+	uint8_t rsvd1;
+	uint16_t cid;
+	uint8_t fctype;
+	uint8_t rsvd5[19];
+	struct nvme_sgl sgl;
+	uint8_t rsvd40;
+	uint8_t spsp0;
+	uint8_t spsp1;
+	uint8_t secp;
+	uint32_t tl_al; /* Send: TL, Receive: AL (bytes) */
+	uint8_t rsvd48[16];
+} NVME_PACKED;
+
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_cmd) == 64, "auth cmd size");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_cmd, spsp0) == 41, "spsp0");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_cmd, spsp1) == 42, "spsp1");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_cmd, secp) == 43, "secp");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_cmd, tl_al) == 44, "tl/al");
+
+/* SECP of NVMe in-band authentication, and its only SPSP0 / SPSP1. */
+#define NVME_AUTH_SECP	0xE9
+#define NVME_AUTH_SPSP0 0x01
+#define NVME_AUTH_SPSP1 0x01
+
+/* AUTH_TYPE of a message: common (Negotiate, Failure) or DH-HMAC-CHAP. */
+#define NVME_AUTH_TYPE_COMMON 0x00
+#define NVME_AUTH_TYPE_DHCHAP 0x01
+
+/* AUTH_ID of a message. */
+#define NVME_AUTH_MSG_NEGOTIATE 0x00 /* AUTH_Negotiate (common) */
+#define NVME_AUTH_MSG_CHALLENGE 0x01 /* DH-HMAC-CHAP_Challenge */
+#define NVME_AUTH_MSG_REPLY	0x02 /* DH-HMAC-CHAP_Reply */
+#define NVME_AUTH_MSG_SUCCESS1	0x03 /* DH-HMAC-CHAP_Success1 */
+#define NVME_AUTH_MSG_SUCCESS2	0x04 /* DH-HMAC-CHAP_Success2 */
+#define NVME_AUTH_MSG_FAILURE2	0xF0 /* AUTH_Failure2 (common, host) */
+#define NVME_AUTH_MSG_FAILURE1	0xF1 /* AUTH_Failure1 (common, ctrl) */
+
+/* Protocol descriptor AUTHID: DH-HMAC-CHAP. */
+#define NVME_AUTH_ID_DHCHAP 0x01
+
+/* Hash function identifiers (HASHID). */
+#define NVME_AUTH_HASH_SHA256 0x01
+#define NVME_AUTH_HASH_SHA384 0x02
+#define NVME_AUTH_HASH_SHA512 0x03
+
+/* Diffie-Hellman group identifiers (DHGID), RFC 7919 groups. */
+#define NVME_AUTH_DHGROUP_NULL 0x00
+#define NVME_AUTH_DHGROUP_2048 0x01
+#define NVME_AUTH_DHGROUP_3072 0x02
+#define NVME_AUTH_DHGROUP_4096 0x03
+#define NVME_AUTH_DHGROUP_6144 0x04
+#define NVME_AUTH_DHGROUP_8192 0x05
+
+/* SC_C of AUTH_Negotiate: secure channel concatenation (TCP only). */
+#define NVME_AUTH_SC_NONE	   0x00
+#define NVME_AUTH_SC_SC		   0x01
+#define NVME_AUTH_SC_NEWTLSPSK	   0x02
+#define NVME_AUTH_SC_REPLACETLSPSK 0x03
+
+/* Failure messages: the reason code and its explanations. */
+#define NVME_AUTH_RC_FAILED 0x01 /* authentication failure */
+
+#define NVME_AUTH_RCE_FAILED		0x01 /* authentication failed */
+#define NVME_AUTH_RCE_NOT_USABLE	0x02 /* protocol not usable */
+#define NVME_AUTH_RCE_CONCAT_MISMATCH	0x03 /* secure channel mismatch */
+#define NVME_AUTH_RCE_HASH_UNUSABLE	0x04 /* hash function not usable */
+#define NVME_AUTH_RCE_DHGROUP_UNUSABLE	0x05 /* DH group not usable */
+#define NVME_AUTH_RCE_INCORRECT_PAYLOAD 0x06 /* incorrect payload */
+#define NVME_AUTH_RCE_INCORRECT_MESSAGE 0x07 /* incorrect protocol message */
+
+/* The hash and DH group lists of a protocol descriptor: 30 slots each. */
+#define NVME_AUTH_MAX_HASH_IDS 30
+#define NVME_AUTH_MAX_DH_IDS   30
+
+/* DH-HMAC-CHAP protocol descriptor (64 bytes) of AUTH_Negotiate. */
+struct nvme_auth_dhchap_desc {
+	uint8_t authid; /* NVME_AUTH_ID_DHCHAP */
+	uint8_t rsvd1;
+	uint8_t halen; /* hash IDs in hash_ids[] */
+	uint8_t dhlen; /* DH group IDs in dh_ids[] */
+	uint8_t hash_ids[NVME_AUTH_MAX_HASH_IDS];
+	uint8_t dh_ids[NVME_AUTH_MAX_DH_IDS];
+} NVME_PACKED;
+
+/* AUTH_Negotiate (host to controller): napd descriptors follow. */
+struct nvme_auth_negotiate {
+	uint8_t auth_type; /* NVME_AUTH_TYPE_COMMON */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_NEGOTIATE */
+	uint16_t rsvd2;
+	uint16_t t_id;
+	uint8_t sc_c;
+	uint8_t napd; /* number of protocol descriptors */
+} NVME_PACKED;
+
+/*
+ * DH-HMAC-CHAP_Challenge (controller to host): hl bytes of challenge C1
+ * follow, then dhvlen bytes of the controller's DH public value.
+ */
+struct nvme_auth_challenge {
+	uint8_t auth_type; /* NVME_AUTH_TYPE_DHCHAP */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_CHALLENGE */
+	uint16_t rsvd2;
+	uint16_t t_id;
+	uint8_t hl; /* hash length */
+	uint8_t rsvd7;
+	uint8_t hashid;
+	uint8_t dhgid;
+	uint16_t dhvlen;
+	uint32_t seqnum; /* S1 */
+} NVME_PACKED;
+
+/*
+ * DH-HMAC-CHAP_Reply (host to controller): hl bytes of response R1,
+ * hl bytes of challenge C2 (zero unless cvalid), then dhvlen bytes of
+ * the host's DH public value.
+ */
+struct nvme_auth_reply {
+	uint8_t auth_type; /* NVME_AUTH_TYPE_DHCHAP */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_REPLY */
+	uint16_t rsvd2;
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd7;
+	uint8_t cvalid; /* bit 0: C2 is valid (bidirectional) */
+	uint8_t rsvd9;
+	uint16_t dhvlen;
+	uint32_t seqnum; /* S2 */
+} NVME_PACKED;
+
+/* DH-HMAC-CHAP_Success1 (controller to host): hl bytes of R2 follow. */
+struct nvme_auth_success1 {
+	uint8_t auth_type; /* NVME_AUTH_TYPE_DHCHAP */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_SUCCESS1 */
+	uint16_t rsvd2;
+	uint16_t t_id;
+	uint8_t hl;
+	uint8_t rsvd7;
+	uint8_t rvalid; /* bit 0: R2 is valid; else R2 is zero */
+	uint8_t rsvd9[7];
+} NVME_PACKED;
+
+/* DH-HMAC-CHAP_Success2 (host to controller). */
+struct nvme_auth_success2 {
+	uint8_t auth_type; /* NVME_AUTH_TYPE_DHCHAP */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_SUCCESS2 */
+	uint16_t rsvd2;
+	uint16_t t_id;
+	uint8_t rsvd6[10];
+} NVME_PACKED;
+
+/* AUTH_Failure1 (controller to host) and AUTH_Failure2 (host to ctrl). */
+struct nvme_auth_failure {
+	uint8_t auth_type; /* NVME_AUTH_TYPE_COMMON */
+	uint8_t auth_id;   /* NVME_AUTH_MSG_FAILURE1 / _FAILURE2 */
+	uint16_t rsvd2;
+	uint16_t t_id;
+	uint8_t rescode;     /* NVME_AUTH_RC_FAILED */
+	uint8_t rescode_exp; /* NVME_AUTH_RCE_* */
+} NVME_PACKED;
+
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_dhchap_desc) == 64, "desc");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_dhchap_desc, hash_ids) == 4,
+		   "desc hash ids");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_dhchap_desc, dh_ids) == 34,
+		   "desc DH ids");
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_negotiate) == 8, "negotiate");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_negotiate, t_id) == 4, "t_id");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_negotiate, napd) == 7, "napd");
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_challenge) == 16, "challenge");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_challenge, hl) == 6, "chal hl");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_challenge, hashid) == 8,
+		   "challenge hashid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_challenge, dhvlen) == 10,
+		   "challenge dhvlen");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_challenge, seqnum) == 12,
+		   "challenge seqnum");
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_reply) == 16, "reply");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_reply, cvalid) == 8, "cvalid");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_reply, dhvlen) == 10, "dhvlen");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_reply, seqnum) == 12, "seqnum");
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_success1) == 16, "success1");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_success1, rvalid) == 8,
+		   "success1 rvalid");
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_success2) == 16, "success2");
+NVME_STATIC_ASSERT(sizeof(struct nvme_auth_failure) == 8, "failure");
+NVME_STATIC_ASSERT(offsetof(struct nvme_auth_failure, rescode) == 6,
+		   "failure rescode");
 
 #ifdef __cplusplus
 }
