@@ -109,7 +109,7 @@ static enum addr_match addr_match(const struct nvmf_cfg_listen *l,
 	return memcmp(want, have, alen) ? ADDR_NONE : ADDR_EXACT;
 }
 
-uint16_t nvmf_listener_match(const struct nvmf_cfg_listen *l, size_t n,
+uint16_t nvmf_listener_match(const struct nvmf_cfg_listen *l, uint32_t live,
 			     const struct sockaddr *local)
 {
 	uint16_t port, wildcard = 0;
@@ -123,8 +123,8 @@ uint16_t nvmf_listener_match(const struct nvmf_cfg_listen *l, size_t n,
 	else
 		return 0;
 	/* An exact address wins over a wildcard on the same port. */
-	for (size_t i = 0; i < n && i < NVMF_CFG_MAX_LISTEN; i++) {
-		if (l[i].port != port)
+	for (size_t i = 0; i < NVMF_CFG_MAX_LISTEN; i++) {
+		if (!(live >> i & 1u) || l[i].port != port)
 			continue;
 		switch (addr_match(&l[i], local)) {
 		case ADDR_EXACT:

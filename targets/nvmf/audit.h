@@ -83,16 +83,16 @@ void nvmf_sockaddr_str(const struct sockaddr *sa, char *buf, size_t len);
 
 /**
  * nvmf_listener_match() - the listen line a connection came in on.
- * @l: the configuration's listen lines.
- * @n: their number.
+ * @l: the listen slots (NVMF_CFG_MAX_LISTEN of them).
+ * @live: bit i set: l[i] is a listen address; the others are skipped.
  * @local: the connection's local address (port included).
  *
- * Return: 1 + the index of the line with that port and address (a
+ * Return: 1 + the index of the slot with that port and address (a
  * wildcard address, 0.0.0.0 or ::, matches any address of the port); 0
  * when none does.
  * Context: any thread; pure.
  */
-uint16_t nvmf_listener_match(const struct nvmf_cfg_listen *l, size_t n,
+uint16_t nvmf_listener_match(const struct nvmf_cfg_listen *l, uint32_t live,
 			     const struct sockaddr *local);
 
 #ifdef __cplusplus

@@ -176,6 +176,8 @@ static int do_export(struct line_ctx *c)
 		return -EINVAL;
 	if (parse_addr(c, &l))
 		return -EINVAL;
+	if (s->export_none)
+		return fail(c, "export: the subsystem has export-none");
 	dup = find_addr(s->exports, s->nexports, &l);
 	if (dup)
 		return fail(c, "export: %s port %u twice (first on line %u)",
@@ -184,6 +186,23 @@ static int do_export(struct line_ctx *c)
 		return fail(c, "export: more than %d addresses",
 			    NVMF_CFG_MAX_LISTEN);
 	s->exports[s->nexports++] = l;
+	return 0;
+}
+
+/* "export-none": served on no listen address (until one is added at run
+ * time); what save_config writes for a subsystem whose last listener
+ * was removed. */
+static int do_export_none(struct line_ctx *c)
+{
+	struct nvmf_cfg_subsys *s = cur_subsys(c);
+
+	if (!s)
+		return -EINVAL;
+	if (need_args(c, 0, 0, "export-none"))
+		return -EINVAL;
+	if (s->nexports)
+		return fail(c, "export-none: the subsystem has export lines");
+	s->export_none = true;
 	return 0;
 }
 
@@ -593,6 +612,7 @@ int nvmf_config_line(struct nvmf_config *cfg, const char *line,
 		{"allow-any-host", do_allow_any},
 		{"allow-no-host", do_allow_none},
 		{"export", do_export},
+		{"export-none", do_export_none},
 	};
 	struct line_ctx c = {
 		.cfg = cfg, .lineno = lineno, .err = err, .errlen = errlen};

@@ -32,6 +32,10 @@
  *                               # subsystem whose last host was removed)
  *     export 198.18.0.1 4420    # served on this listen address only
  *                               # (repeatable; each names a listen line)
+ *     export-none               # on no listen address until one is
+ *                               # added at run time (what a saved
+ *                               # configuration says of a subsystem
+ *                               # whose last listener was removed)
  *
  * Every directive after "subsystem" belongs to it until the next
  * "subsystem". A subsystem without export lines is served on every listen
@@ -101,6 +105,8 @@ struct nvmf_cfg_subsys {
 	unsigned int allow_line; /* first allow-* line */
 	struct nvmf_cfg_listen exports[NVMF_CFG_MAX_LISTEN]; /* export lines */
 	size_t nexports;
+	bool export_none; /* "export-none": on no listener until one is added
+			     at run time */
 	/* Set by nvmf_config_finish(): bit i for listen[i] of an export
 	 * line; 0 = every listen address. */
 	uint32_t listen_mask;

@@ -79,14 +79,24 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
 	c->refs = 1;
 
 	pthread_mutex_lock(&tgt->lock);
-	/* The allow-list may have lost the host since Connect checked it
-	 * (mgmt.c): a removed host gets no controller. */
-	if (!nvmf_subsys_host_allowed_locked(s, d->hostnqn)) {
+	/* The allow-list may have lost the host, the subsystem been deleted
+	 * or taken off the queue's listener since Connect checked (mgmt.c,
+	 * mgmt_subsys.c, mgmt_ports.c): none gets a controller. */
+	if (s->deleted || !nvmf_subsys_on_listener(s, admin->listener) ||
+	    !nvmf_queue_listener_current(admin) ||
+	    !nvmf_subsys_host_allowed_locked(s, d->hostnqn)) {
+		bool gone = s->deleted ||
+			    !nvmf_subsys_on_listener(s, admin->listener) ||
+			    !nvmf_queue_listener_current(admin);
+
 		pthread_mutex_unlock(&tgt->lock);
 		pthread_mutex_destroy(&c->lock);
 		free(c->queues);
 		free(c);
-		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INVALID_HOST);
+		return gone ? nvmf_sts(NVME_SCT_CMD,
+				       NVME_SC_CONNECT_INVALID_PARAM)
+			    : nvmf_sts(NVME_SCT_CMD,
+				       NVME_SC_CONNECT_INVALID_HOST);
 	}
 	c->cntlid = cntlid_alloc(tgt);
 	if (c->cntlid) {
@@ -179,6 +189,15 @@ void nvmf_ctrl_kill_locked(struct nvmf_ctrl *c, bool io_only)
 	for (uint32_t qid = io_only ? 1 : 0; qid <= c->max_qid; qid++)
 		if (c->queues[qid])
 			nvmf_queue_kill_locked(c->queues[qid]);
+}
+
+void nvmf_ctrl_revoke_locked(struct nvmf_ctrl *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->state = NVMF_CTRL_DYING;
+	atomic_store(&c->io_ok, false);
+	nvmf_ctrl_kill_locked(c, false);
+	pthread_mutex_unlock(&c->lock);
 }
 
 /* Free a controller with no queue left. tgt->lock held. */

@@ -82,9 +82,12 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 	s = nvmf_subsys_find(q->tgt, d->subnqn);
 	/* A subsystem not exported on this listener is unknown here, as
 	 * nvmet refuses a subsystem not linked to the port. */
-	if (!s || !nvmf_subsys_on_listener(s, q->listener)) {
-		*why = s ? "subsystem not exported on this listener"
-			 : "unknown subsystem";
+	if (!s || !nvmf_subsys_on_listener(s, q->listener) ||
+	    !nvmf_queue_listener_current(q)) {
+		*why = !s ? "unknown subsystem"
+		       : !nvmf_queue_listener_current(q)
+			       ? "listener removed"
+			       : "subsystem not exported on this listener";
 		return invalid_param(
 			req, NVME_CONNECT_IATTR_DATA,
 			offsetof(struct nvme_connect_data, subnqn));
@@ -113,6 +116,14 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 				NVME_CONNECT_IATTR_DATA,
 				offsetof(struct nvme_connect_data, hostnqn));
 			return sts;
+		}
+		if (sts ==
+		    nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INVALID_PARAM)) {
+			/* deleted or unexported meanwhile */
+			*why = "unknown subsystem";
+			return invalid_param(
+				req, NVME_CONNECT_IATTR_DATA,
+				offsetof(struct nvme_connect_data, subnqn));
 		}
 		if (sts) {
 			*why = "no controller (IDs or memory exhausted)";

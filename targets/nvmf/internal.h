@@ -8,9 +8,14 @@
  *  - ctrl->lock: registers (CC/CSTS), features, the queue table, held
  *    AERs, the changed-namespace list, the error log.
  *  - lock-free: namespace pointers (atomic, published once, never freed
- *    before the target), ns->state, ctrl->io_ok, ctrl->ka_last_ms,
+ *    before the subsystem), ns->state, ctrl->io_ok, ctrl->ka_last_ms,
  *    queue->killed, the per-queue I/O counters (written by the owner
  *    thread, read by the admin thread), the target counters.
+ *  - RCU (liburcu QSBR: the shards are its readers): the subsystem table
+ *    and the listen slots. Changed by one management thread at a time
+ *    with tgt->lock held (which every reader outside a shard takes);
+ *    what a change removes is reused or freed only after a grace period
+ *    (docs/design/nvmf_mgmt.md).
  */
 #ifndef WHARF_TARGETS_NVMF_INTERNAL_H
 #define WHARF_TARGETS_NVMF_INTERNAL_H
@@ -77,11 +82,22 @@ struct nvmf_subsys {
 	bool discovery;
 	char sn[21];
 	char mn[41];
-	bool allow_any;	      /* tgt->lock (changed at run time, mgmt.c) */
-	char **hosts;	      /* tgt->lock */
-	size_t nhosts;	      /* tgt->lock */
-	uint32_t listen_mask; /* bit i: listen[i]; 0: every listen address */
+	bool allow_any; /* tgt->lock (changed at run time, mgmt.c) */
+	char **hosts;	/* tgt->lock */
+	size_t nhosts;	/* tgt->lock */
+	/* Where it is served (tgt->lock; changed at run time): every
+	 * listener, or those of listen_mask (bit i: slot i; 0: none). */
+	bool listen_all;
+	uint32_t listen_mask;
+	bool deleted;		       /* out of the table; tgt->lock */
+	struct nvmf_subsys *dead_next; /* tgt->dead; tgt->lock */
 	_Atomic(struct nvmf_ns *) ns[NVMF_MAX_NSID + 1]; /* by NSID */
+};
+
+/* The subsystems, [0] the discovery one; replaced whole (RCU). */
+struct nvmf_subsys_tab {
+	size_t n;
+	struct nvmf_subsys *s[];
 };
 
 /* Per-queue I/O counters (SMART log). */
@@ -140,8 +156,9 @@ struct nvmf_queue {
 	struct nvmf_ctrl *ctrl; /* set by Connect */
 	void *ctx;
 	uint16_t qid;
-	uint16_t listener;   /* nvmf_queue_params.listener */
-	uint16_t sq_entries; /* from the CM exchange */
+	uint16_t listener;     /* nvmf_queue_params.listener */
+	uint32_t listener_gen; /* tgt->listen_gen[listener - 1] then */
+	uint16_t sq_entries;   /* from the CM exchange */
 	uint32_t icd_size;
 	bool live; /* Connect succeeded */
 	bool sqflow_off;
@@ -159,10 +176,19 @@ struct nvmf_tgt {
 	struct nvmf_tgt_ops ops;
 	void *arg;
 	pthread_mutex_t lock;
-	struct nvmf_subsys **subsys; /* [0] = discovery */
-	size_t nsubsys;
+	struct nvmf_subsys_tab *subsys; /* RCU */
+	/* Deleted subsystems whose controllers are still going; freed once
+	 * they are gone (by the management thread) or with the target. */
+	struct nvmf_subsys *dead;
+	/* Listen slots: slot i is live while bit i of listen_live is set,
+	 * and is not rewritten before a grace period after it was cleared. */
 	struct nvmf_cfg_listen listen[NVMF_CFG_MAX_LISTEN];
-	size_t nlisten;
+	atomic_uint_fast32_t listen_live;
+	/* Reserved by nvmf_tgt_listener_add(), not live yet; tgt->lock. */
+	uint32_t listen_reserved;
+	/* Bumped when a slot is removed: a queue that came in through the
+	 * slot's old address is not taken for its new one. */
+	atomic_uint_fast32_t listen_gen[NVMF_CFG_MAX_LISTEN];
 	uint32_t io_depth;
 	uint16_t max_qid;
 	uint32_t icd_size;
@@ -272,13 +298,40 @@ uint16_t nvmf_capsule_bind(struct nvmf_req *req, const void *capsule,
 
 /**
  * nvmf_subsys_find() - a subsystem by NQN.
- * @tgt: the target (subsystems never change after creation).
+ * @tgt: the target.
  * @nqn: a NUL-terminated NQN.
  *
- * Return: the subsystem (the discovery one included), or NULL.
+ * Return: the subsystem (the discovery one included), or NULL. Valid while
+ * the caller stays in its RCU read-side section (a shard callback) or
+ * holds tgt->lock, or on the management thread (the only one that deletes
+ * subsystems).
  * Context: any thread; lock-free.
  */
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn);
+
+/**
+ * nvmf_subsys_table() - the current subsystem table.
+ * @tgt: the target.
+ *
+ * Return: the table ([0] the discovery subsystem); valid under the rules
+ * of nvmf_subsys_find().
+ * Context: any thread; lock-free.
+ */
+struct nvmf_subsys_tab *nvmf_subsys_table(const struct nvmf_tgt *tgt);
+
+/**
+ * nvmf_tgt_listener_live() - whether listen slot @listener (1-based) is
+ * live; 0 (no listen line known) counts as live.
+ * Context: any thread; lock-free.
+ */
+bool nvmf_tgt_listener_live(const struct nvmf_tgt *tgt, uint16_t listener);
+
+/**
+ * nvmf_queue_listener_current() - whether the address @q came in through
+ * is still a live listener (not removed, nor its slot reused since).
+ * Context: any thread; lock-free.
+ */
+bool nvmf_queue_listener_current(const struct nvmf_queue *q);
 
 /**
  * nvmf_subsys_host_allowed() - the allow-list check.
@@ -359,7 +412,8 @@ struct nvmf_subsys *nvmf_subsys_create_discovery(struct nvmf_tgt *tgt);
  * nvmf_subsys_destroy() - free a subsystem and close its namespaces.
  * @s: the subsystem, or NULL.
  *
- * Context: target destruction, no queue left.
+ * Context: target destruction, no queue left; or a deleted subsystem with
+ * no controller left, after a grace period.
  */
 void nvmf_subsys_destroy(struct nvmf_subsys *s);
 
@@ -443,6 +497,16 @@ void nvmf_ctrl_detach(struct nvmf_queue *q);
  * Context: any thread; calls ops->kill (once per queue).
  */
 void nvmf_ctrl_kill_locked(struct nvmf_ctrl *c, bool io_only);
+
+/**
+ * nvmf_ctrl_revoke_locked() - end a live controller from outside its
+ * queues (a host, subsystem or listener removed at run time): DYING, no
+ * more I/O, every queue killed.
+ * @c: the controller.
+ *
+ * Context: tgt->lock held (not c->lock: taken here); calls ops->kill.
+ */
+void nvmf_ctrl_revoke_locked(struct nvmf_ctrl *c);
 
 /**
  * nvmf_ctrl_log_error() - record a failed command in the error log.

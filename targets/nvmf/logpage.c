@@ -48,22 +48,21 @@ static bool disc_lists(const struct nvmf_queue *q, const struct nvmf_subsys *s,
 {
 	if (!nvmf_subsys_on_listener(s, (uint16_t)(p + 1)))
 		return false;
-	return !s->listen_mask || nvmf_subsys_on_listener(s, q->listener);
+	return s->listen_all || nvmf_subsys_on_listener(s, q->listener);
 }
 
 /* Discovery log entries @q's host may see: each allowed subsystem on each
  * listen address it is exported on. tgt->lock held. */
 static size_t disc_records_locked(struct nvmf_queue *q)
 {
-	struct nvmf_tgt *tgt = q->tgt;
+	struct nvmf_subsys_tab *t = nvmf_subsys_table(q->tgt);
 	size_t n = 0;
 
-	for (size_t i = 1; i < tgt->nsubsys; i++) {
-		if (!nvmf_subsys_host_allowed_locked(tgt->subsys[i],
-						     q->ctrl->hostnqn))
+	for (size_t i = 1; i < t->n; i++) {
+		if (!nvmf_subsys_host_allowed_locked(t->s[i], q->ctrl->hostnqn))
 			continue;
-		for (size_t p = 0; p < tgt->nlisten; p++)
-			n += disc_lists(q, tgt->subsys[i], p);
+		for (size_t p = 0; p < NVMF_CFG_MAX_LISTEN; p++)
+			n += disc_lists(q, t->s[i], p);
 	}
 	return n;
 }
@@ -154,26 +153,27 @@ static void disc_entry(const struct nvmf_tgt *tgt, const struct nvmf_subsys *s,
 static void log_discovery(struct nvmf_queue *q, struct win *w)
 {
 	struct nvmf_tgt *tgt = q->tgt;
+	struct nvmf_subsys_tab *t;
 	struct nvme_disc_hdr h;
 	struct nvme_disc_entry e;
 	uint64_t pos = sizeof(h);
 
 	memset(&h, 0, sizeof(h));
 	pthread_mutex_lock(&tgt->lock);
+	t = nvmf_subsys_table(tgt);
 	h.genctr = tgt->disc_genctr;
 	h.numrec = disc_records_locked(q);
 	put(w, 0, &h, sizeof(h));
-	for (size_t i = 1; i < tgt->nsubsys; i++) {
-		if (!nvmf_subsys_host_allowed_locked(tgt->subsys[i],
-						     q->ctrl->hostnqn))
+	for (size_t i = 1; i < t->n; i++) {
+		if (!nvmf_subsys_host_allowed_locked(t->s[i], q->ctrl->hostnqn))
 			continue;
-		for (size_t p = 0; p < tgt->nlisten; p++) {
-			if (!disc_lists(q, tgt->subsys[i], p))
+		for (size_t p = 0; p < NVMF_CFG_MAX_LISTEN; p++) {
+			if (!disc_lists(q, t->s[i], p))
 				continue;
 			if (pos >= w->off + w->len)
 				goto out;
 			if (pos + sizeof(e) > w->off) {
-				disc_entry(tgt, tgt->subsys[i], p, &e);
+				disc_entry(tgt, t->s[i], p, &e);
 				put(w, pos, &e, sizeof(e));
 			}
 			pos += sizeof(e);

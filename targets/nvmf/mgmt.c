@@ -35,11 +35,7 @@ static unsigned revoke_locked(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 		if (hostnqn ? strcmp(c->hostnqn, hostnqn)
 			    : nvmf_subsys_host_allowed_locked(s, c->hostnqn))
 			continue;
-		pthread_mutex_lock(&c->lock);
-		c->state = NVMF_CTRL_DYING;
-		atomic_store(&c->io_ok, false);
-		nvmf_ctrl_kill_locked(c, false);
-		pthread_mutex_unlock(&c->lock);
+		nvmf_ctrl_revoke_locked(c);
 		n++;
 	}
 	return n;

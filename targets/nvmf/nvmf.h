@@ -67,7 +67,9 @@
  * shared completion queue memory to wrap).
  *
  * Threads: a queue belongs to one thread (the shard that owns the
- * connection); every nvmf_queue_* / nvmf_req_* call for it comes from that
+ * connection), a registered liburcu QSBR reader (wharf's shards are)
+ * when subsystems or listeners change at run time (nvmf_tgt_subsys_add()
+ * and the others wait for its grace periods); every nvmf_queue_* / nvmf_req_* call for it comes from that
  * thread. Controllers and subsystems are shared: the core locks them
  * internally (a target mutex for the controller table, a mutex per
  * controller for admin state); the I/O path takes no lock. ops->kill and
@@ -100,6 +102,7 @@ extern "C" {
 struct nvmf_tgt;
 struct nvmf_queue;
 struct nvmf_req;
+struct sockaddr;
 
 /* What the binding does next with a request. */
 enum nvmf_act {
@@ -320,7 +323,8 @@ void nvmf_tgt_get_stats(const struct nvmf_tgt *tgt, struct nvmf_tgt_stats *out);
 /**
  * nvmf_tgt_needs_aio() - whether a namespace of @tgt sits on a file or
  * block device (its queues then need an io_uring: nvmf_queue_params.aio).
- * Context: any thread; lock-free.
+ * Context: the thread that created @tgt, before subsystems change at run
+ * time, or the management thread; lock-free.
  */
 bool nvmf_tgt_needs_aio(const struct nvmf_tgt *tgt);
 
@@ -454,6 +458,152 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, const char *subnqn,
  */
 int nvmf_tgt_allow_any(struct nvmf_tgt *tgt, const char *subnqn, bool allow,
 		       unsigned *revoked);
+
+/**
+ * nvmf_tgt_subsys_add() - create an NVM subsystem while the target runs.
+ * @tgt: the target.
+ * @c: the subsystem as a configuration block gives it (copied): NQN,
+ *     serial, model, allow-any / allow-no-host / hosts, namespaces (RAM
+ *     and null only, unless the queues have io_urings: the caller
+ *     checks); no export lines: with export_none it is served on no
+ *     listener until nvmf_tgt_subsys_export() adds one, without on
+ *     every listener.
+ * @err: receives what failed to open, if anything.
+ * @errlen: size of @err.
+ *
+ * Hosts see it in the discovery log (its generation counter moves) and
+ * may connect once this returns.
+ *
+ * Return: 0; -EINVAL for an invalid NQN, the discovery NQN or export
+ * lines; -EEXIST if the NQN is taken; -ENOSPC beyond NVMF_CFG_MAX_SUBSYS;
+ * -ENOMEM; a namespace backing's -errno.
+ * Context: the management thread (one at a time), not a shard: waits for
+ * an RCU grace period; takes the target lock.
+ */
+int nvmf_tgt_subsys_add(struct nvmf_tgt *tgt, const struct nvmf_cfg_subsys *c,
+			char *err, size_t errlen);
+
+/**
+ * nvmf_tgt_subsys_delete() - delete an NVM subsystem while the target runs.
+ * @tgt: the target.
+ * @subnqn: the subsystem (not the discovery one).
+ * @disconnected: receives the number of its controllers torn down (each
+ *                queue goes through ops->kill); may be NULL.
+ *
+ * New Connects to it are refused (Connect Invalid Parameters on SUBNQN,
+ * as for an unknown subsystem). Waits up to 5 s for the controllers'
+ * queues to be destroyed, then closes the namespaces; a subsystem whose
+ * controllers are not gone by then is freed by a later create or delete,
+ * or with the target.
+ *
+ * Return: 0; -ENOENT for an unknown subsystem or the discovery one;
+ * -EINVAL; -ENOMEM.
+ * Context: the management thread (one at a time), not a shard: waits for
+ * an RCU grace period and for the queues; takes the target and
+ * controller locks; calls ops->kill; closes files.
+ */
+int nvmf_tgt_subsys_delete(struct nvmf_tgt *tgt, const char *subnqn,
+			   unsigned *disconnected);
+
+/**
+ * nvmf_tgt_listener_add() - reserve a listen slot for a new address.
+ * @tgt: the target.
+ * @l: the address (family, numeric address, port; copied).
+ * @listener: receives its slot (1-based), also with -EEXIST (the live
+ *            slot of that address).
+ *
+ * The slot is not live (not matched, not listed) until
+ * nvmf_tgt_listener_commit(): the binding starts listening in between.
+ *
+ * Return: 0; -EEXIST if that address and port are live already; -ENOSPC
+ * beyond NVMF_CFG_MAX_LISTEN; -EINVAL for a bad address.
+ * Context: the management thread; takes the target lock.
+ */
+int nvmf_tgt_listener_add(struct nvmf_tgt *tgt, const struct nvmf_cfg_listen *l,
+			  uint16_t *listener);
+
+/**
+ * nvmf_tgt_listener_commit() - make a reserved slot live, or give it back.
+ * @tgt: the target.
+ * @listener: the slot nvmf_tgt_listener_add() reserved.
+ * @ok: true: the binding listens there (the discovery log lists it from
+ *      now on); false: it could not.
+ *
+ * Return: 0; -ENOENT if @listener is not reserved; -EINVAL.
+ * Context: the management thread; takes the target lock.
+ */
+int nvmf_tgt_listener_commit(struct nvmf_tgt *tgt, uint16_t listener, bool ok);
+
+/**
+ * nvmf_tgt_listener_remove() - remove a listen address no subsystem uses.
+ * @tgt: the target.
+ * @listener: its slot.
+ * @disconnected: receives the number of controllers torn down that came
+ *                in through it (discovery ones); may be NULL.
+ *
+ * The binding stops listening there first. A connection that came in
+ * through it before and has not connected a controller yet is refused at
+ * Connect.
+ *
+ * Return: 0; -ENOENT if @listener is not live; -EBUSY while a subsystem
+ * is served on it (exported there, or without export lines); -EINVAL.
+ * Context: the management thread, not a shard: waits for an RCU grace
+ * period; takes the target and controller locks; calls ops->kill.
+ */
+int nvmf_tgt_listener_remove(struct nvmf_tgt *tgt, uint16_t listener,
+			     unsigned *disconnected);
+
+/**
+ * nvmf_tgt_listener_used() - whether a subsystem is served on @listener.
+ * Context: any thread; takes the target lock.
+ */
+bool nvmf_tgt_listener_used(struct nvmf_tgt *tgt, uint16_t listener);
+
+/**
+ * nvmf_tgt_listener_find() - the live slot of an address and port.
+ * @tgt: the target.
+ * @l: family, address and port (the same address in any spelling).
+ *
+ * Return: the slot (1-based), or 0.
+ * Context: any thread; takes the target lock.
+ */
+uint16_t nvmf_tgt_listener_find(struct nvmf_tgt *tgt,
+				const struct nvmf_cfg_listen *l);
+
+/**
+ * nvmf_tgt_listener_of() - the slot a new connection came in through.
+ * @tgt: the target.
+ * @local: the connection's local address.
+ *
+ * Return: the slot (nvmf_queue_params.listener), or 0 when none matches.
+ * Context: a shard callback (an RCU read-side section) or the management
+ * thread; lock-free.
+ */
+uint16_t nvmf_tgt_listener_of(const struct nvmf_tgt *tgt,
+			      const struct sockaddr *local);
+
+/**
+ * nvmf_tgt_subsys_export() - serve a subsystem on a listener, or stop.
+ * @tgt: the target.
+ * @subnqn: the subsystem.
+ * @listener: a live slot.
+ * @on: true: export it there (a subsystem without export lines is on
+ *      every listener already: nothing changes); false: no longer, and
+ *      its controllers that came in through @listener are torn down.
+ * @disconnected: receives how many were; may be NULL.
+ *
+ * Stopping a subsystem without export lines gives it export lines for
+ * every other live listener; stopping its last one leaves it served
+ * nowhere (save_config writes export-none).
+ *
+ * Return: 0; -ENOENT for an unknown subsystem, or one not served on
+ * @listener when @on is false; -ENODEV if @listener is not live; -EEXIST
+ * if exported there already; -EINVAL.
+ * Context: any thread; takes the target and controller locks; calls
+ * ops->kill.
+ */
+int nvmf_tgt_subsys_export(struct nvmf_tgt *tgt, const char *subnqn,
+			   uint16_t listener, bool on, unsigned *disconnected);
 
 /**
  * nvmf_tgt_save_config() - the running target as configuration text.

@@ -47,6 +47,12 @@ int nvmf_queue_create(struct nvmf_tgt *tgt, const struct nvmf_queue_params *p,
 	q->ctx = p->ctx;
 	q->qid = p->qid;
 	q->listener = p->listener;
+	/* In the same shard callback (RCU read-side) as the binding's
+	 * match of the slot: a removal of the slot cannot fall between. */
+	if (p->listener && p->listener <= NVMF_CFG_MAX_LISTEN)
+		q->listener_gen = (uint32_t)atomic_load_explicit(
+			&tgt->listen_gen[p->listener - 1],
+			memory_order_acquire);
 	q->sq_entries = p->sq_entries;
 	q->sq_size = p->sq_entries;
 	q->icd_size = nvmf_tgt_icd_size(tgt, p->qid);

@@ -157,53 +157,93 @@ static size_t nr_refusal(const struct wharf_conn_request *req,
 	return sizeof(rej);
 }
 
+/* Listen on @l as slot @slot (1-based). Management or main thread. */
+static int listen_one(struct nvmf_rdma *r, const struct nvmf_cfg_listen *l,
+		      uint16_t slot)
+{
+	struct sockaddr_storage ss = {0};
+	struct wharf_listen_opts lo;
+
+	if (l->family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(l->port);
+		if (inet_pton(AF_INET6, l->addr, &s6->sin6_addr) != 1)
+			return -EINVAL;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(l->port);
+		if (inet_pton(AF_INET, l->addr, &s4->sin_addr) != 1)
+			return -EINVAL;
+	}
+	wharf_listen_opts_init(&lo);
+	lo.addr = (struct sockaddr *)&ss;
+	lo.ps = WHARF_PS_RC;
+	lo.ops = &nr_conn_ops;
+	lo.arg = r;
+	lo.pick_shard = nvmf_rdma_pick_shard;
+	lo.qp.recv_credits = 16;
+	lo.overload = WHARF_OVERLOAD_DEFER;
+	lo.defer_max_ms = r->opts.defer_max_ms;
+	lo.defer_max = r->opts.defer_max;
+	lo.refusal = nr_refusal;
+	lo.disconnect_timeout_ms = NVME_RDMA_DISCONNECT_MS;
+	return wharf_listen(r->cm, &lo, &r->listeners[slot - 1]);
+}
+
 static int listen_all(struct nvmf_rdma *r, const struct nvmf_config *cfg,
 		      char *err, size_t errlen)
 {
-	r->listeners = calloc(cfg->nlisten, sizeof(*r->listeners));
-	if (!r->listeners)
-		return -ENOMEM;
 	for (size_t i = 0; i < cfg->nlisten; i++) {
 		const struct nvmf_cfg_listen *l = &cfg->listen[i];
-		struct sockaddr_storage ss = {0};
-		struct wharf_listen_opts lo;
-		int rc;
+		int rc = listen_one(r, l, (uint16_t)(i + 1));
 
-		if (l->family == AF_INET6) {
-			struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-			s6->sin6_family = AF_INET6;
-			s6->sin6_port = htons(l->port);
-			inet_pton(AF_INET6, l->addr, &s6->sin6_addr);
-		} else {
-			struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-			s4->sin_family = AF_INET;
-			s4->sin_port = htons(l->port);
-			inet_pton(AF_INET, l->addr, &s4->sin_addr);
-		}
-		wharf_listen_opts_init(&lo);
-		lo.addr = (struct sockaddr *)&ss;
-		lo.ps = WHARF_PS_RC;
-		lo.ops = &nr_conn_ops;
-		lo.arg = r;
-		lo.pick_shard = nvmf_rdma_pick_shard;
-		lo.qp.recv_credits = 16;
-		lo.overload = WHARF_OVERLOAD_DEFER;
-		lo.defer_max_ms = r->opts.defer_max_ms;
-		lo.defer_max = r->opts.defer_max;
-		lo.refusal = nr_refusal;
-		lo.disconnect_timeout_ms = NVME_RDMA_DISCONNECT_MS;
-		rc = wharf_listen(r->cm, &lo, &r->listeners[i]);
 		if (rc) {
 			snprintf(err, errlen, "%s:%u: listen %s %u: %s",
 				 cfg->source, l->line, l->addr, l->port,
 				 strerror(-rc));
 			return rc;
 		}
-		r->nlisteners++;
 	}
 	return 0;
+}
+
+int nvmf_rdma_listen(struct nvmf_rdma *r, const struct nvmf_cfg_listen *l,
+		     uint16_t *listener)
+{
+	uint16_t slot;
+	int rc = nvmf_tgt_listener_add(r->tgt, l, &slot);
+
+	if (rc == -EEXIST)
+		*listener = slot;
+	if (rc)
+		return rc;
+	/* The slot is reserved, not live: nothing lists it before the
+	 * listener is up, and nothing is left behind if it fails. */
+	rc = listen_one(r, l, slot);
+	nvmf_tgt_listener_commit(r->tgt, slot, rc == 0);
+	if (rc)
+		return rc;
+	*listener = slot;
+	return 0;
+}
+
+int nvmf_rdma_unlisten(struct nvmf_rdma *r, uint16_t listener,
+		       unsigned *disconnected)
+{
+	if (!listener || listener > NVMF_CFG_MAX_LISTEN ||
+	    !r->listeners[listener - 1])
+		return -ENOENT;
+	if (nvmf_tgt_listener_used(r->tgt, listener))
+		return -EBUSY;
+	/* No new connection first; then the slot goes (it cannot fail:
+	 * this thread alone changes exports, and nothing is served there). */
+	wharf_listener_destroy(r->listeners[listener - 1]);
+	r->listeners[listener - 1] = NULL;
+	return nvmf_tgt_listener_remove(r->tgt, listener, disconnected);
 }
 
 static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
@@ -220,8 +260,6 @@ static int setup(struct nvmf_rdma *r, const struct nvmf_config *cfg, char *err,
 	ops.held_ready = nr_ops_held_ready;
 	ops.kill = nr_ops_kill;
 	ops.connect_audit = nr_ops_connect_audit;
-	memcpy(r->listen, cfg->listen, sizeof(r->listen));
-	r->nlisten = cfg->nlisten;
 	rc = nvmf_tgt_create(cfg, &ops, r, &r->tgt, err, errlen);
 	if (rc)
 		return rc;
@@ -328,9 +366,9 @@ int nvmf_rdma_destroy(struct nvmf_rdma *r)
 
 	if (!r)
 		return 0;
-	for (size_t i = 0; i < r->nlisteners; i++)
-		wharf_listener_destroy(r->listeners[i]);
-	free(r->listeners);
+	for (size_t i = 0; i < NVMF_CFG_MAX_LISTEN; i++)
+		if (r->listeners[i])
+			wharf_listener_destroy(r->listeners[i]);
 	if (r->cm) {
 		nr_on_shards(r, shard_end_queues);
 		while (atomic_load(&r->nq_alive) && wharf_now_ms() < deadline)
@@ -405,7 +443,9 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
 
 uint16_t nvmf_rdma_listen_port(const struct nvmf_rdma *r, size_t i)
 {
-	return i < r->nlisteners ? wharf_listener_port(r->listeners[i]) : 0;
+	return i < NVMF_CFG_MAX_LISTEN && r->listeners[i]
+		       ? wharf_listener_port(r->listeners[i])
+		       : 0;
 }
 
 struct nvmf_tgt *nvmf_rdma_target(const struct nvmf_rdma *r)

@@ -159,6 +159,35 @@ void nvmf_rdma_get_stats(const struct nvmf_rdma *r, struct nvmf_rdma_stats *out,
 			 struct nvmf_tgt_stats *tgt);
 
 /**
+ * nvmf_rdma_listen() - listen on another address while the target runs.
+ * @r: the binding.
+ * @l: family, numeric address and port.
+ * @listener: receives its slot (1-based), also with -EEXIST.
+ *
+ * Return: 0; -EEXIST if the target listens there already; -ENOSPC beyond
+ * NVMF_CFG_MAX_LISTEN addresses; -EINVAL; wharf_listen()'s -errno
+ * (-EADDRNOTAVAIL for an address no RDMA device has, -EADDRINUSE).
+ * Context: the management thread; blocks until the listener is set up.
+ */
+int nvmf_rdma_listen(struct nvmf_rdma *r, const struct nvmf_cfg_listen *l,
+		     uint16_t *listener);
+
+/**
+ * nvmf_rdma_unlisten() - stop listening on a slot no subsystem uses.
+ * @r: the binding.
+ * @listener: the slot.
+ * @disconnected: receives the number of controllers torn down that came
+ *                in through it; may be NULL.
+ *
+ * Return: 0; -ENOENT if not listening there; -EBUSY while a subsystem is
+ * served on it (nvmf_tgt_subsys_export()).
+ * Context: the management thread, not a shard; blocks until the listener
+ * stopped and an RCU grace period passed.
+ */
+int nvmf_rdma_unlisten(struct nvmf_rdma *r, uint16_t listener,
+		       unsigned *disconnected);
+
+/**
  * nvmf_rdma_listen_port() - the port listener @i is bound to.
  * Return: the port (host order), 0 for a bad index.
  * Context: any thread; non-blocking.

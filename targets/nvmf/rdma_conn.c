@@ -74,8 +74,7 @@ static struct nr_queue *queue_new(struct nr_shard *sh, struct wharf_conn *conn,
 	nq->conn = conn;
 	nq->conn_id = wharf_conn_id(conn);
 	nq->qid = acc->qid;
-	nq->listener = nvmf_listener_match(sh->r->listen, sh->r->nlisten,
-					   req->local_addr);
+	nq->listener = nvmf_tgt_listener_of(sh->r->tgt, req->local_addr);
 	nvmf_sockaddr_str(req->peer_addr, nq->peer, sizeof(nq->peer));
 	nvmf_sockaddr_str(req->local_addr, nq->local, sizeof(nq->local));
 	p.listener = nq->listener;
@@ -130,6 +129,11 @@ void nr_queue_maybe_free(struct nr_queue *nq)
 
 	if (!nq->ended || nq->in_request || nq->wr_inflight)
 		return;
+	/* The core's queue goes only now: its controller, and a deleted
+	 * subsystem's files with it, must outlive every backend operation
+	 * still in the kernel for this queue. */
+	nvmf_queue_destroy(nq->q);
+	nq->q = NULL;
 	if (nq->prev)
 		nq->prev->next = nq->next;
 	else
@@ -153,8 +157,8 @@ void nr_queue_end(struct nr_queue *nq)
 	nr_log(nq->sh->r, "queue %u (conn %#llx) ended", nq->qid,
 	       (unsigned long long)nq->conn_id);
 	nr_queue_drop_requests(nq);
-	nvmf_queue_destroy(nq->q);
-	nq->q = NULL;
+	/* nvmf_queue_destroy() in nr_queue_maybe_free(), once no work
+	 * request or backend operation of this queue is in flight. */
 	nq->conn = NULL;
 	atomic_fetch_sub(&nq->sh->n.queues, 1);
 	if (conn)

@@ -142,10 +142,9 @@ struct nvmf_rdma {
 	struct nvmf_tgt *tgt;
 	struct wharf_ctx *ctx;
 	struct wharf_cm *cm;
-	struct wharf_listener **listeners;
-	size_t nlisteners;
-	struct nvmf_cfg_listen listen[NVMF_CFG_MAX_LISTEN]; /* the config's */
-	size_t nlisten;
+	/* By listen slot (nvmf_tgt_listener_*): the configuration's, then
+	 * those added at run time; the management thread's. */
+	struct wharf_listener *listeners[NVMF_CFG_MAX_LISTEN];
 	struct nr_shard *shards;
 	unsigned nshards;
 	uint32_t max_xfer;

@@ -21,14 +21,7 @@
 #include <jansson.h>
 
 #include "targets/nvmf/internal.h"
-
-struct call {
-	const struct nvmf_rpc_env *env;
-	json_t *params; /* an object (empty when absent) */
-	json_t *result; /* set by a method that succeeded */
-	int code;	/* set by a method that failed */
-	char msg[512];
-};
+#include "targets/nvmf/rpc_int.h"
 
 /* Cut a trailing UTF-8 sequence that truncation left incomplete. */
 static void utf8_trim(char *s)
@@ -49,15 +42,14 @@ static void utf8_trim(char *s)
 }
 
 /* A JSON string of @s, or a stand-in when @s is NULL or not UTF-8. */
-static json_t *jstr(const char *s)
+json_t *rpc_jstr(const char *s)
 {
 	json_t *v = s ? json_string(s) : NULL;
 
 	return v ? v : json_string("(not UTF-8)");
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(struct call *c, int code,
-						      const char *fmt, ...)
+int rpc_fail(struct rpc_call *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,14 +62,14 @@ __attribute__((format(printf, 3, 4))) static int fail(struct call *c, int code,
 }
 
 /* An operation's -errno as the error, with @what said first. */
-static int fail_errno(struct call *c, int rc, const char *what)
+int rpc_fail_errno(struct rpc_call *c, int rc, const char *what)
 {
-	return fail(c, rc < 0 ? rc : NVMF_RPC_INTERNAL_ERROR, "%s: %s", what,
-		    strerror(rc < 0 ? -rc : EIO));
+	return rpc_fail(c, rc < 0 ? rc : NVMF_RPC_INTERNAL_ERROR, "%s: %s",
+			what, strerror(rc < 0 ? -rc : EIO));
 }
 
 /* Params must be members of @allowed (NULL-terminated) only. */
-static int only(struct call *c, const char *const *allowed)
+int rpc_only(struct rpc_call *c, const char *const *allowed)
 {
 	const char *key;
 	json_t *v;
@@ -89,28 +81,28 @@ static int only(struct call *c, const char *const *allowed)
 		while (*a && strcmp(*a, key))
 			a++;
 		if (!*a)
-			return fail(c, NVMF_RPC_INVALID_PARAMS,
-				    "unknown member \"%s\"", key);
+			return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+					"unknown member \"%s\"", key);
 	}
 	return 0;
 }
 
 /* A string member; NULL (error set) if missing or not a string. */
-static const char *p_str(struct call *c, const char *key)
+const char *rpc_str(struct rpc_call *c, const char *key)
 {
 	json_t *v = json_object_get(c->params, key);
 
 	if (!json_is_string(v)) {
-		fail(c, NVMF_RPC_INVALID_PARAMS, "\"%s\": %s", key,
-		     v ? "must be a string" : "missing");
+		rpc_fail(c, NVMF_RPC_INVALID_PARAMS, "\"%s\": %s", key,
+			 v ? "must be a string" : "missing");
 		return NULL;
 	}
 	return json_string_value(v);
 }
 
 /* An integer member in [lo, hi]; @def when absent unless @required. */
-static int p_u32(struct call *c, const char *key, uint32_t lo, uint32_t hi,
-		 bool required, uint32_t def, uint32_t *out)
+int rpc_u32(struct rpc_call *c, const char *key, uint32_t lo, uint32_t hi,
+	    bool required, uint32_t def, uint32_t *out)
 {
 	json_t *v = json_object_get(c->params, key);
 	json_int_t n;
@@ -120,29 +112,30 @@ static int p_u32(struct call *c, const char *key, uint32_t lo, uint32_t hi,
 		return 0;
 	}
 	if (!json_is_integer(v))
-		return fail(c, NVMF_RPC_INVALID_PARAMS, "\"%s\": %s", key,
-			    v ? "must be an integer" : "missing");
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS, "\"%s\": %s", key,
+				v ? "must be an integer" : "missing");
 	n = json_integer_value(v);
 	if (n < (json_int_t)lo || n > (json_int_t)hi)
-		return fail(c, NVMF_RPC_INVALID_PARAMS,
-			    "\"%s\": %lld is not %u..%u", key, (long long)n, lo,
-			    hi);
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+				"\"%s\": %lld is not %u..%u", key, (long long)n,
+				lo, hi);
 	*out = (uint32_t)n;
 	return 0;
 }
 
 /* The subsystem @nqn names (not the discovery one), or NULL (error set). */
-static struct nvmf_subsys *p_subsys(struct call *c)
+struct nvmf_subsys *rpc_subsys(struct rpc_call *c)
 {
-	const char *nqn = p_str(c, "nqn");
+	const char *nqn = rpc_str(c, "nqn");
 	struct nvmf_subsys *s;
 
 	if (!nqn)
 		return NULL;
 	s = nvmf_subsys_find(c->env->tgt, nqn);
 	if (!s || s->discovery) {
-		fail(c, -ENOENT,
-		     "no subsystem %s (nvmf_get_subsystems lists them)", nqn);
+		rpc_fail(c, -ENOENT,
+			 "no subsystem %s (nvmf_get_subsystems lists them)",
+			 nqn);
 		return NULL;
 	}
 	return s;
@@ -176,7 +169,7 @@ static json_t *ns_json(const struct nvmf_ns *ns)
 	json_object_set_new(o, "backing",
 			    json_string(bdev_kind_names[ns->bdev.kind]));
 	if (ns->cfg.path)
-		json_object_set_new(o, "path", jstr(ns->cfg.path));
+		json_object_set_new(o, "path", rpc_jstr(ns->cfg.path));
 	json_object_set_new(o, "size", json_integer((json_int_t)ns->bdev.size));
 	json_object_set_new(o, "block_size", json_integer(ns->bdev.block_size));
 	json_object_set_new(o, "read_only", json_boolean(ns->bdev.read_only));
@@ -212,7 +205,7 @@ static json_t *subsys_json(const struct nvmf_tgt *tgt,
 	json_object_set_new(o, "subtype",
 			    json_string(s->discovery ? "Discovery" : "NVMe"));
 	a = json_array();
-	for (size_t i = 0; i < tgt->nlisten; i++)
+	for (size_t i = 0; i < NVMF_CFG_MAX_LISTEN; i++)
 		if (nvmf_subsys_on_listener(s, (uint16_t)(i + 1)))
 			json_array_append_new(a, listen_json(&tgt->listen[i]));
 	json_object_set_new(o, "listen_addresses", a);
@@ -241,29 +234,29 @@ static json_t *subsys_json(const struct nvmf_tgt *tgt,
 	return o;
 }
 
-static int m_get_subsystems(struct call *c)
+static int m_get_subsystems(struct rpc_call *c)
 {
 	static const char *const keys[] = {NULL};
 	struct nvmf_tgt *tgt = c->env->tgt;
 
-	if (only(c, keys))
+	if (rpc_only(c, keys))
 		return -1;
 	c->result = json_array();
 	pthread_mutex_lock(&tgt->lock);
-	for (size_t i = 0; i < tgt->nsubsys; i++)
-		json_array_append_new(c->result,
-				      subsys_json(tgt, tgt->subsys[i]));
+	struct nvmf_subsys_tab *t = nvmf_subsys_table(tgt);
+	for (size_t i = 0; i < t->n; i++)
+		json_array_append_new(c->result, subsys_json(tgt, t->s[i]));
 	pthread_mutex_unlock(&tgt->lock);
 	return 0;
 }
 
-static int m_get_controllers(struct call *c)
+static int m_get_controllers(struct rpc_call *c)
 {
 	static const char *const keys[] = {"nqn", NULL};
 	struct nvmf_tgt *tgt = c->env->tgt;
 	struct nvmf_subsys *s;
 
-	if (only(c, keys) || !(s = p_subsys(c)))
+	if (rpc_only(c, keys) || !(s = rpc_subsys(c)))
 		return -1;
 	c->result = json_array();
 	pthread_mutex_lock(&tgt->lock);
@@ -300,13 +293,13 @@ static void add_counter(void *ctx, const char *name, uint64_t v)
 	json_object_set_new((json_t *)ctx, name, json_integer((json_int_t)v));
 }
 
-static int m_get_stats(struct call *c)
+static int m_get_stats(struct rpc_call *c)
 {
 	static const char *const keys[] = {NULL};
 	struct nvmf_tgt_stats t;
 	json_t *o;
 
-	if (only(c, keys))
+	if (rpc_only(c, keys))
 		return -1;
 	nvmf_tgt_get_stats(c->env->tgt, &t);
 	o = json_object();
@@ -336,7 +329,7 @@ static int m_get_stats(struct call *c)
 
 /* The "namespace ..." configuration line of add_ns' params, parsed by the
  * configuration parser into @out (path owned by @tmp). */
-static int ns_from_params(struct call *c, struct nvmf_config *tmp,
+static int ns_from_params(struct rpc_call *c, struct nvmf_config *tmp,
 			  const struct nvmf_cfg_ns **out)
 {
 	char line[NVMF_CFG_LINE_MAX + 1], err[512] = "", blk[24];
@@ -346,43 +339,44 @@ static int ns_from_params(struct call *c, struct nvmf_config *tmp,
 	json_t *v;
 	int n;
 
-	if (p_u32(c, "nsid", 1, NVMF_MAX_NSID, true, 0, &nsid) ||
-	    !(bdev = p_str(c, "bdev")) ||
-	    p_u32(c, "block_size", 0, 4096, false, 0, &block))
+	if (rpc_u32(c, "nsid", 1, NVMF_MAX_NSID, true, 0, &nsid) ||
+	    !(bdev = rpc_str(c, "bdev")) ||
+	    rpc_u32(c, "block_size", 0, 4096, false, 0, &block))
 		return -1;
 	v = json_object_get(c->params, "io");
-	if (v && !(io = p_str(c, "io")))
+	if (v && !(io = rpc_str(c, "io")))
 		return -1;
 	if (strpbrk(bdev, " \t\r\n#") || (io && strpbrk(io, " \t\r\n#")))
-		return fail(c, NVMF_RPC_INVALID_PARAMS,
-			    "\"bdev\" and \"io\" are single words");
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+				"\"bdev\" and \"io\" are single words");
 	/* Room for the line saved indented by save_config. */
 	if (strlen(bdev) > 900 || (io && strlen(io) > 16))
-		return fail(c, NVMF_RPC_INVALID_PARAMS,
-			    "\"bdev\": at most 900 bytes");
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+				"\"bdev\": at most 900 bytes");
 	snprintf(blk, sizeof(blk), " block=%u", block);
 	n = snprintf(line, sizeof(line), "namespace %u %s%s%s%s", nsid, bdev,
 		     block ? blk : "", io ? " io=" : "", io ? io : "");
 	if (n < 0 || n >= (int)sizeof(line))
-		return fail(c, NVMF_RPC_INVALID_PARAMS, "\"bdev\": too long");
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+				"\"bdev\": too long");
 	nvmf_config_init(tmp, "rpc");
 	rc = nvmf_config_line(tmp, "subsystem nqn.2024-01.io.wharf:rpc", 1, err,
 			      sizeof(err));
 	if (!rc)
 		rc = nvmf_config_line(tmp, line, 2, err, sizeof(err));
 	if (rc == -ENOMEM)
-		return fail(c, NVMF_RPC_INTERNAL_ERROR, "out of memory");
+		return rpc_fail(c, NVMF_RPC_INTERNAL_ERROR, "out of memory");
 	if (rc) {
 		/* "rpc:2: namespace: ..." -> "namespace: ..." */
 		msg = strstr(err, ": ");
-		return fail(c, NVMF_RPC_INVALID_PARAMS, "%s",
-			    msg ? msg + 2 : err);
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS, "%s",
+				msg ? msg + 2 : err);
 	}
 	*out = &tmp->subsys[0].ns[0];
 	return 0;
 }
 
-static int m_add_ns(struct call *c)
+static int m_add_ns(struct rpc_call *c)
 {
 	static const char *const keys[] = {"nqn",	 "nsid", "bdev",
 					   "block_size", "io",	 NULL};
@@ -392,7 +386,7 @@ static int m_add_ns(struct call *c)
 	char why[256] = "";
 	int rc;
 
-	if (only(c, keys) || !(s = p_subsys(c)))
+	if (rpc_only(c, keys) || !(s = rpc_subsys(c)))
 		return -1;
 	memset(&tmp, 0, sizeof(tmp));
 	if (ns_from_params(c, &tmp, &ns)) {
@@ -401,58 +395,61 @@ static int m_add_ns(struct call *c)
 	}
 	if (ns->kind == NVMF_BDEV_FILE && !c->env->file_ns) {
 		nvmf_config_free(&tmp);
-		return fail(c, -EOPNOTSUPP,
-			    "file and device namespaces need io_uring, which "
-			    "this target's shards could not set up (see its "
-			    "log); ram: and null: work");
+		return rpc_fail(
+			c, -EOPNOTSUPP,
+			"file and device namespaces need io_uring, which "
+			"this target's shards could not set up (see its "
+			"log); ram: and null: work");
 	}
 	rc = nvmf_tgt_ns_add(c->env->tgt, s->nqn, ns, why, sizeof(why));
 	if (rc == -EEXIST)
-		fail(c, rc,
-		     "namespace %u of %s exists (nvmf_subsystem_remove_ns "
-		     "first)",
-		     ns->nsid, s->nqn);
+		rpc_fail(c, rc,
+			 "namespace %u of %s exists (nvmf_subsystem_remove_ns "
+			 "first)",
+			 ns->nsid, s->nqn);
 	else if (rc == -EBUSY)
-		fail(c, rc,
-		     "NSID %u: %d removed namespaces are kept already (I/O in "
-		     "flight may use them until the target restarts): use "
-		     "another NSID",
-		     ns->nsid, NVMF_MAX_RETIRED);
+		rpc_fail(c, rc,
+			 "NSID %u: %d removed namespaces are kept already (I/O "
+			 "in "
+			 "flight may use them until the target restarts): use "
+			 "another NSID",
+			 ns->nsid, NVMF_MAX_RETIRED);
 	else if (rc)
-		fail(c, rc, "namespace %u (%s): %s", ns->nsid,
-		     ns->path ? ns->path : "memory",
-		     why[0] ? why : strerror(-rc));
+		rpc_fail(c, rc, "namespace %u (%s): %s", ns->nsid,
+			 ns->path ? ns->path : "memory",
+			 why[0] ? why : strerror(-rc));
 	else
 		c->result = json_true();
 	nvmf_config_free(&tmp);
 	return rc ? -1 : 0;
 }
 
-static int m_remove_ns(struct call *c)
+static int m_remove_ns(struct rpc_call *c)
 {
 	static const char *const keys[] = {"nqn", "nsid", NULL};
 	struct nvmf_subsys *s;
 	uint32_t nsid;
 	int rc;
 
-	if (only(c, keys) || !(s = p_subsys(c)) ||
-	    p_u32(c, "nsid", 1, NVMF_MAX_NSID, true, 0, &nsid))
+	if (rpc_only(c, keys) || !(s = rpc_subsys(c)) ||
+	    rpc_u32(c, "nsid", 1, NVMF_MAX_NSID, true, 0, &nsid))
 		return -1;
 	rc = nvmf_tgt_ns_remove(c->env->tgt, s->nqn, nsid);
 	if (rc)
-		return fail(c, rc, "%s has no namespace %u", s->nqn, nsid);
+		return rpc_fail(c, rc, "%s has no namespace %u", s->nqn, nsid);
 	c->result = json_true();
 	return 0;
 }
 
-static int m_add_host(struct call *c)
+static int m_add_host(struct rpc_call *c)
 {
 	static const char *const keys[] = {"nqn", "host", NULL};
 	struct nvmf_subsys *s;
 	const char *host;
 	int rc;
 
-	if (only(c, keys) || !(s = p_subsys(c)) || !(host = p_str(c, "host")))
+	if (rpc_only(c, keys) || !(s = rpc_subsys(c)) ||
+	    !(host = rpc_str(c, "host")))
 		return -1;
 	rc = nvmf_tgt_host_add(c->env->tgt, s->nqn, host);
 	switch (rc) {
@@ -460,21 +457,22 @@ static int m_add_host(struct call *c)
 		c->result = json_true();
 		return 0;
 	case -EINVAL:
-		return fail(c, NVMF_RPC_INVALID_PARAMS,
-			    "\"host\": \"%s\" is not a valid NQN", host);
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+				"\"host\": \"%s\" is not a valid NQN", host);
 	case -EEXIST:
-		return fail(c, rc, "%s is already allowed on %s", host, s->nqn);
+		return rpc_fail(c, rc, "%s is already allowed on %s", host,
+				s->nqn);
 	case -EPERM:
-		return fail(c, rc,
-			    "%s allows any host: set allow_any_host false "
-			    "first (nvmf_subsystem_allow_any_host)",
-			    s->nqn);
+		return rpc_fail(c, rc,
+				"%s allows any host: set allow_any_host false "
+				"first (nvmf_subsystem_allow_any_host)",
+				s->nqn);
 	default:
-		return fail_errno(c, rc, "add_host");
+		return rpc_fail_errno(c, rc, "add_host");
 	}
 }
 
-static int m_remove_host(struct call *c)
+static int m_remove_host(struct rpc_call *c)
 {
 	static const char *const keys[] = {"nqn", "host", NULL};
 	struct nvmf_subsys *s;
@@ -482,18 +480,19 @@ static int m_remove_host(struct call *c)
 	unsigned n = 0;
 	int rc;
 
-	if (only(c, keys) || !(s = p_subsys(c)) || !(host = p_str(c, "host")))
+	if (rpc_only(c, keys) || !(s = rpc_subsys(c)) ||
+	    !(host = rpc_str(c, "host")))
 		return -1;
 	rc = nvmf_tgt_host_remove(c->env->tgt, s->nqn, host, &n);
 	if (rc)
-		return fail(c, rc, "%s is not on %s's allow-list", host,
-			    s->nqn);
+		return rpc_fail(c, rc, "%s is not on %s's allow-list", host,
+				s->nqn);
 	c->result = json_object();
 	json_object_set_new(c->result, "disconnected", json_integer(n));
 	return 0;
 }
 
-static int m_allow_any(struct call *c)
+static int m_allow_any(struct rpc_call *c)
 {
 	static const char *const keys[] = {"nqn", "allow_any_host", NULL};
 	struct nvmf_subsys *s;
@@ -501,21 +500,21 @@ static int m_allow_any(struct call *c)
 	json_t *v;
 	int rc;
 
-	if (only(c, keys) || !(s = p_subsys(c)))
+	if (rpc_only(c, keys) || !(s = rpc_subsys(c)))
 		return -1;
 	v = json_object_get(c->params, "allow_any_host");
 	if (!json_is_boolean(v))
-		return fail(c, NVMF_RPC_INVALID_PARAMS,
-			    "\"allow_any_host\": %s",
-			    v ? "must be true or false" : "missing");
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+				"\"allow_any_host\": %s",
+				v ? "must be true or false" : "missing");
 	rc = nvmf_tgt_allow_any(c->env->tgt, s->nqn, json_is_true(v), &n);
 	if (rc == -EPERM)
-		return fail(c, rc,
-			    "%s lists hosts: remove them first "
-			    "(nvmf_subsystem_remove_host)",
-			    s->nqn);
+		return rpc_fail(c, rc,
+				"%s lists hosts: remove them first "
+				"(nvmf_subsystem_remove_host)",
+				s->nqn);
 	if (rc)
-		return fail_errno(c, rc, "allow_any_host");
+		return rpc_fail_errno(c, rc, "allow_any_host");
 	c->result = json_object();
 	json_object_set_new(c->result, "disconnected", json_integer(n));
 	return 0;
@@ -555,7 +554,7 @@ static int write_atomic(const char *path, const char *text, size_t len)
 	return rc;
 }
 
-static int m_save_config(struct call *c)
+static int m_save_config(struct rpc_call *c)
 {
 	static const char *const keys[] = {"path", NULL};
 	const char *path = NULL;
@@ -563,32 +562,33 @@ static int m_save_config(struct call *c)
 	size_t len;
 	int rc;
 
-	if (only(c, keys))
+	if (rpc_only(c, keys))
 		return -1;
-	if (json_object_get(c->params, "path") && !(path = p_str(c, "path")))
+	if (json_object_get(c->params, "path") && !(path = rpc_str(c, "path")))
 		return -1;
 	rc = nvmf_tgt_save_config(c->env->tgt, c->env->cfg, &text, &len);
 	if (rc)
-		return fail_errno(c, rc, "save_config");
+		return rpc_fail_errno(c, rc, "save_config");
 	if (path && (rc = write_atomic(path, text, len))) {
 		free(text);
-		return fail(c, rc, "save_config: %s: %s", path, strerror(-rc));
+		return rpc_fail(c, rc, "save_config: %s: %s", path,
+				strerror(-rc));
 	}
 	c->result = json_object();
 	json_object_set_new(c->result, "config", json_stringn(text, len));
 	if (!json_object_get(c->result, "config")) /* a path not UTF-8 */
-		json_object_set_new(c->result, "config", jstr(NULL));
+		json_object_set_new(c->result, "config", rpc_jstr(NULL));
 	if (path)
-		json_object_set_new(c->result, "path", jstr(path));
+		json_object_set_new(c->result, "path", rpc_jstr(path));
 	free(text);
 	return 0;
 }
 
-static int m_get_methods(struct call *c);
+static int m_get_methods(struct rpc_call *c);
 
 static const struct method {
 	const char *name;
-	int (*fn)(struct call *c);
+	int (*fn)(struct rpc_call *c);
 } methods[] = {
 	{"rpc_get_methods", m_get_methods},
 	{"nvmf_get_subsystems", m_get_subsystems},
@@ -600,13 +600,17 @@ static const struct method {
 	{"nvmf_subsystem_remove_host", m_remove_host},
 	{"nvmf_subsystem_allow_any_host", m_allow_any},
 	{"save_config", m_save_config},
+	{"nvmf_create_subsystem", rpc_create_subsystem},
+	{"nvmf_delete_subsystem", rpc_delete_subsystem},
+	{"nvmf_subsystem_add_listener", rpc_add_listener},
+	{"nvmf_subsystem_remove_listener", rpc_remove_listener},
 };
 
-static int m_get_methods(struct call *c)
+static int m_get_methods(struct rpc_call *c)
 {
 	static const char *const keys[] = {NULL};
 
-	if (only(c, keys))
+	if (rpc_only(c, keys))
 		return -1;
 	c->result = json_array();
 	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
@@ -615,7 +619,7 @@ static int m_get_methods(struct call *c)
 }
 
 /* The response to @id: @c's result or error. */
-static char *respond(json_t *id, struct call *c)
+static char *respond(json_t *id, struct rpc_call *c)
 {
 	json_t *r = json_object();
 	char *text;
@@ -628,7 +632,7 @@ static char *respond(json_t *id, struct call *c)
 		json_t *e = json_object();
 
 		json_object_set_new(e, "code", json_integer(c->code));
-		json_object_set_new(e, "message", jstr(c->msg));
+		json_object_set_new(e, "message", rpc_jstr(c->msg));
 		json_object_set_new(r, "error", e);
 	}
 	json_object_set(r, "id", id ? id : json_null());
@@ -640,7 +644,7 @@ static char *respond(json_t *id, struct call *c)
 char *nvmf_rpc_handle(const struct nvmf_rpc_env *env, const char *req,
 		      size_t len)
 {
-	struct call c = {.env = env};
+	struct rpc_call c = {.env = env};
 	json_error_t jerr;
 	json_t *doc, *id = NULL, *m, *p;
 	const char *name;
@@ -650,35 +654,35 @@ char *nvmf_rpc_handle(const struct nvmf_rpc_env *env, const char *req,
 	doc = json_loadb(req, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY,
 			 &jerr);
 	if (!doc) {
-		fail(&c, NVMF_RPC_PARSE_ERROR, "parse error: %s (byte %d)",
-		     jerr.text, jerr.position);
+		rpc_fail(&c, NVMF_RPC_PARSE_ERROR, "parse error: %s (byte %d)",
+			 jerr.text, jerr.position);
 		return respond(NULL, &c);
 	}
 	if (!json_is_object(doc)) {
-		fail(&c, NVMF_RPC_INVALID_REQUEST,
-		     json_is_array(doc) ? "batches are not supported: send "
-					  "one request object at a time"
-					: "a request is a JSON object");
+		rpc_fail(&c, NVMF_RPC_INVALID_REQUEST,
+			 json_is_array(doc) ? "batches are not supported: send "
+					      "one request object at a time"
+					    : "a request is a JSON object");
 		goto out;
 	}
 	id = json_object_get(doc, "id");
 	if (id && !json_is_string(id) && !json_is_integer(id) &&
 	    !json_is_null(id)) {
 		id = NULL;
-		fail(&c, NVMF_RPC_INVALID_REQUEST,
-		     "\"id\" must be a string, an integer or null");
+		rpc_fail(&c, NVMF_RPC_INVALID_REQUEST,
+			 "\"id\" must be a string, an integer or null");
 		goto out;
 	}
 	if (!json_is_string(json_object_get(doc, "jsonrpc")) ||
 	    strcmp(json_string_value(json_object_get(doc, "jsonrpc")), "2.0")) {
-		fail(&c, NVMF_RPC_INVALID_REQUEST,
-		     "\"jsonrpc\" must be \"2.0\"");
+		rpc_fail(&c, NVMF_RPC_INVALID_REQUEST,
+			 "\"jsonrpc\" must be \"2.0\"");
 		goto out;
 	}
 	m = json_object_get(doc, "method");
 	if (!json_is_string(m)) {
-		fail(&c, NVMF_RPC_INVALID_REQUEST,
-		     "\"method\" must be a string");
+		rpc_fail(&c, NVMF_RPC_INVALID_REQUEST,
+			 "\"method\" must be a string");
 		goto out;
 	}
 	/* A valid request without an id is a notification: no answer,
@@ -686,8 +690,8 @@ char *nvmf_rpc_handle(const struct nvmf_rpc_env *env, const char *req,
 	notify = !id;
 	p = json_object_get(doc, "params");
 	if (p && !json_is_object(p)) {
-		fail(&c, NVMF_RPC_INVALID_PARAMS,
-		     "\"params\" must be an object (named members)");
+		rpc_fail(&c, NVMF_RPC_INVALID_PARAMS,
+			 "\"params\" must be an object (named members)");
 		goto out;
 	}
 	c.params = p ? json_incref(p) : json_object();
@@ -701,7 +705,7 @@ char *nvmf_rpc_handle(const struct nvmf_rpc_env *env, const char *req,
 		c.code = 0;
 		c.msg[0] = '\0';
 		if (methods[i].fn(&c) == 0 && !c.result)
-			fail(&c, NVMF_RPC_INTERNAL_ERROR, "out of memory");
+			rpc_fail(&c, NVMF_RPC_INTERNAL_ERROR, "out of memory");
 		break;
 	}
 	json_decref(c.params);

@@ -21,6 +21,13 @@
  *   nvmf_subsystem_allow_any_host    {nqn, allow_any_host: bool}
  *                                                 -> {disconnected: N}
  *   save_config                      {[path]}     -> {config: TEXT}
+ *   nvmf_create_subsystem            {nqn, [serial_number], [model_number],
+ *                                     [allow_any_host]}
+ *   nvmf_delete_subsystem            {nqn}        -> {disconnected: N}
+ *   nvmf_subsystem_add_listener      {nqn, listen_address: {[trtype],
+ *                                     [adrfam], traddr, [trsvcid]}}
+ *   nvmf_subsystem_remove_listener   {nqn, listen_address}
+ *                                                 -> {disconnected: N}
  *
  * Errors are JSON-RPC errors: -32700 parse error, -32600 invalid request,
  * -32601 unknown method, -32602 invalid params (the message names the
@@ -67,6 +74,12 @@ struct nvmf_rpc_env {
 	void (*stats)(void *arg,
 		      void (*add)(void *ctx, const char *name, uint64_t v),
 		      void *ctx);
+	/* Optional: start and stop listening on an address (the binding's
+	 * nvmf_rdma_listen() / nvmf_rdma_unlisten()); without them only the
+	 * core's listen slots change. */
+	int (*listen)(void *arg, const struct nvmf_cfg_listen *l,
+		      uint16_t *listener);
+	int (*unlisten)(void *arg, uint16_t listener, unsigned *disconnected);
 	void *arg;
 };
 

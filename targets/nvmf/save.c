@@ -1,8 +1,9 @@
 /*
  * targets/nvmf/save.c - the running target as configuration text
- * (config.h's format): the global lines the target started with, then
- * each subsystem as it is now, with the namespaces, hosts and allow-any
- * switch that run-time changes left. Parsing the text back gives the same
+ * (config.h's format): the listen addresses as they are now, the other
+ * global lines the target started with, then each subsystem as it is
+ * now, with the namespaces, hosts, allow-any switch and export lines that
+ * run-time changes left. Parsing the text back gives the same
  * target; nvmf_tgt_save_config() is what the management RPC's save_config
  * writes.
  */
@@ -29,11 +30,20 @@ static void put_cpus(FILE *f, const struct nvmf_config *cfg)
 	fputc('\n', f);
 }
 
+/* The listen lines: the live slots, added at run time included.
+ * tgt->lock held. */
+static void put_listen(FILE *f, const struct nvmf_tgt *tgt)
+{
+	uint32_t live = (uint32_t)atomic_load(&tgt->listen_live);
+
+	for (size_t i = 0; i < NVMF_CFG_MAX_LISTEN; i++)
+		if (live >> i & 1u)
+			fprintf(f, "listen %s %u\n", tgt->listen[i].addr,
+				tgt->listen[i].port);
+}
+
 static void put_globals(FILE *f, const struct nvmf_config *cfg)
 {
-	for (size_t i = 0; i < cfg->nlisten; i++)
-		fprintf(f, "listen %s %u\n", cfg->listen[i].addr,
-			cfg->listen[i].port);
 	if (cfg->shards)
 		fprintf(f, "shards %u\n", cfg->shards);
 	else
@@ -91,7 +101,9 @@ static void put_subsys(FILE *f, const struct nvmf_tgt *tgt,
 		fputs("  allow-no-host\n", f);
 	for (size_t i = 0; i < s->nhosts; i++)
 		fprintf(f, "  allow-host %s\n", s->hosts[i]);
-	for (size_t i = 0; i < tgt->nlisten && i < 32; i++)
+	if (!s->listen_all && !s->listen_mask)
+		fputs("  export-none\n", f);
+	for (size_t i = 0; !s->listen_all && i < NVMF_CFG_MAX_LISTEN; i++)
 		if (s->listen_mask >> i & 1u)
 			fprintf(f, "  export %s %u\n", tgt->listen[i].addr,
 				tgt->listen[i].port);
@@ -110,10 +122,12 @@ int nvmf_tgt_save_config(struct nvmf_tgt *tgt, const struct nvmf_config *cfg,
 	if (!f)
 		return -ENOMEM;
 	fputs("# wharf-nvmf-tgt: the running configuration (save_config)\n", f);
-	put_globals(f, cfg);
 	pthread_mutex_lock(&tgt->lock);
-	for (size_t i = 1; i < tgt->nsubsys; i++)
-		put_subsys(f, tgt, tgt->subsys[i]);
+	put_listen(f, tgt);
+	put_globals(f, cfg);
+	struct nvmf_subsys_tab *t = nvmf_subsys_table(tgt);
+	for (size_t i = 1; i < t->n; i++)
+		put_subsys(f, tgt, t->s[i]);
 	pthread_mutex_unlock(&tgt->lock);
 	if (fclose(f)) {
 		free(buf);

@@ -12,14 +12,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <urcu/pointer.h>
+
 #include "targets/nvmf/internal.h"
+
+struct nvmf_subsys_tab *nvmf_subsys_table(const struct nvmf_tgt *tgt)
+{
+	return rcu_dereference(tgt->subsys);
+}
 
 struct nvmf_subsys *nvmf_subsys_find(struct nvmf_tgt *tgt, const char *nqn)
 {
-	for (size_t i = 0; i < tgt->nsubsys; i++)
-		if (!strcmp(tgt->subsys[i]->nqn, nqn))
-			return tgt->subsys[i];
+	struct nvmf_subsys_tab *t = nvmf_subsys_table(tgt);
+
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->s[i]->nqn, nqn))
+			return t->s[i];
 	return NULL;
+}
+
+bool nvmf_tgt_listener_live(const struct nvmf_tgt *tgt, uint16_t listener)
+{
+	return !listener || (listener <= NVMF_CFG_MAX_LISTEN &&
+			     (atomic_load_explicit(&tgt->listen_live,
+						   memory_order_acquire) >>
+				      (listener - 1) &
+			      1u));
 }
 
 bool nvmf_subsys_host_allowed_locked(const struct nvmf_subsys *s,
@@ -47,10 +65,25 @@ bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn)
 
 bool nvmf_subsys_on_listener(const struct nvmf_subsys *s, uint16_t listener)
 {
-	if (s->discovery || !s->listen_mask)
+	if (!nvmf_tgt_listener_live(s->tgt, listener))
+		return false;
+	/* Written under tgt->lock by the management thread; read here
+	 * without it (Connect checks again under the lock). */
+	if (s->discovery || __atomic_load_n(&s->listen_all, __ATOMIC_RELAXED))
 		return true;
 	return listener >= 1 && listener <= 32 &&
-	       (s->listen_mask >> (listener - 1) & 1u);
+	       (__atomic_load_n(&s->listen_mask, __ATOMIC_RELAXED) >>
+			(listener - 1) &
+		1u);
+}
+
+bool nvmf_queue_listener_current(const struct nvmf_queue *q)
+{
+	if (!q->listener)
+		return true;
+	return nvmf_tgt_listener_live(q->tgt, q->listener) &&
+	       atomic_load_explicit(&q->tgt->listen_gen[q->listener - 1],
+				    memory_order_acquire) == q->listener_gen;
 }
 
 struct nvmf_ns *nvmf_subsys_ns(struct nvmf_subsys *s, uint32_t nsid)
@@ -214,6 +247,7 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const struct nvmf_cfg_subsys *c,
 	snprintf(s->mn, sizeof(s->mn), "%s", c->model);
 	s->allow_any = c->allow_any; /* allow_none: an empty list */
 	s->listen_mask = c->listen_mask;
+	s->listen_all = !c->listen_mask && !c->export_none;
 	if (c->nhosts) {
 		s->hosts = calloc(c->nhosts, sizeof(*s->hosts));
 		if (!s->hosts)

@@ -45,7 +45,10 @@ int nvmf_tgt_create(const struct nvmf_config *cfg,
 	tgt->arg = arg;
 	pthread_mutex_init(&tgt->lock, NULL);
 	memcpy(tgt->listen, cfg->listen, sizeof(tgt->listen));
-	tgt->nlisten = cfg->nlisten;
+	for (size_t i = 0; i < NVMF_CFG_MAX_LISTEN; i++)
+		atomic_init(&tgt->listen_gen[i], 0);
+	atomic_init(&tgt->listen_live,
+		    cfg->nlisten >= 32 ? UINT32_MAX : (1u << cfg->nlisten) - 1);
 	tgt->io_depth = cfg->queue_depth;
 	tgt->max_qid = (uint16_t)cfg->io_queues;
 	tgt->icd_size = cfg->in_capsule;
@@ -54,21 +57,23 @@ int nvmf_tgt_create(const struct nvmf_config *cfg,
 		tgt->mdts++;
 	tgt->next_cntlid = NVME_CNTLID_MIN;
 	tgt->disc_genctr = 1;
-	tgt->subsys = calloc(cfg->nsubsys + 1, sizeof(*tgt->subsys));
+	tgt->subsys = calloc(1, sizeof(*tgt->subsys) +
+					(cfg->nsubsys + 1) *
+						sizeof(tgt->subsys->s[0]));
 	if (!tgt->subsys)
 		rc = -ENOMEM;
 	if (!rc) {
-		tgt->subsys[0] = nvmf_subsys_create_discovery(tgt);
-		if (!tgt->subsys[0])
+		tgt->subsys->s[0] = nvmf_subsys_create_discovery(tgt);
+		if (!tgt->subsys->s[0])
 			rc = -ENOMEM;
 		else
-			tgt->nsubsys = 1;
+			tgt->subsys->n = 1;
 	}
 	for (size_t i = 0; !rc && i < cfg->nsubsys; i++) {
 		rc = nvmf_subsys_create(tgt, &cfg->subsys[i], cfg->source,
-					&tgt->subsys[i + 1], err, errlen);
+					&tgt->subsys->s[i + 1], err, errlen);
 		if (!rc)
-			tgt->nsubsys++;
+			tgt->subsys->n++;
 	}
 	if (rc) {
 		nvmf_tgt_destroy(tgt);
@@ -84,8 +89,14 @@ int nvmf_tgt_destroy(struct nvmf_tgt *tgt)
 		return 0;
 	if (atomic_load(&tgt->n_queues))
 		return -EBUSY;
-	for (size_t i = 0; i < tgt->nsubsys; i++)
-		nvmf_subsys_destroy(tgt->subsys[i]);
+	for (size_t i = 0; tgt->subsys && i < tgt->subsys->n; i++)
+		nvmf_subsys_destroy(tgt->subsys->s[i]);
+	while (tgt->dead) {
+		struct nvmf_subsys *s = tgt->dead;
+
+		tgt->dead = s->dead_next;
+		nvmf_subsys_destroy(s);
+	}
 	while (tgt->retired) {
 		struct nvmf_ns *ns = tgt->retired;
 
@@ -166,9 +177,11 @@ int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms)
 
 bool nvmf_tgt_needs_aio(const struct nvmf_tgt *tgt)
 {
-	for (size_t i = 0; i < tgt->nsubsys; i++)
+	struct nvmf_subsys_tab *t = nvmf_subsys_table(tgt);
+
+	for (size_t i = 0; i < t->n; i++)
 		for (uint32_t n = 1; n <= NVMF_MAX_NSID; n++) {
-			struct nvmf_ns *ns = nvmf_subsys_ns(tgt->subsys[i], n);
+			struct nvmf_ns *ns = nvmf_subsys_ns(t->s[i], n);
 
 			if (ns && nvmf_bdev_async(&ns->bdev))
 				return true;

@@ -113,6 +113,23 @@ static void rpc_stats(void *arg,
 #undef PUT
 }
 
+static int rpc_listen(void *arg, const struct nvmf_cfg_listen *l,
+		      uint16_t *listener)
+{
+	int rc = nvmf_rdma_listen(arg, l, listener);
+
+	if (!rc)
+		printf("wharf-nvmf-tgt: listening on %s port %u\n", l->addr,
+		       l->port);
+	fflush(stdout);
+	return rc;
+}
+
+static int rpc_unlisten(void *arg, uint16_t listener, unsigned *disconnected)
+{
+	return nvmf_rdma_unlisten(arg, listener, disconnected);
+}
+
 static void forward_to_main(int sig)
 {
 	int saved = errno;
@@ -160,11 +177,18 @@ int main(int argc, char **argv)
 		nvmf_config_free(&a.cfg);
 		return 1;
 	}
+	/* Read before the management thread may change the listeners;
+	 * printed after it started ("listening" means ready, RPC too). */
+	uint16_t ports[NVMF_CFG_MAX_LISTEN];
+	for (size_t i = 0; i < a.cfg.nlisten; i++)
+		ports[i] = nvmf_rdma_listen_port(r, i);
 	if (a.rpc) {
 		env.tgt = nvmf_rdma_target(r);
 		env.cfg = &a.cfg;
 		env.file_ns = nvmf_rdma_file_ns(r);
 		env.stats = rpc_stats;
+		env.listen = rpc_listen;
+		env.unlisten = rpc_unlisten;
 		env.arg = r;
 		rc = nvmf_rpc_server_start(a.rpc, &env, &rpc);
 		if (rc) {
@@ -178,7 +202,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < a.cfg.nlisten; i++)
 		printf("wharf-nvmf-tgt: listening on %s port %u\n",
-		       a.cfg.listen[i].addr, nvmf_rdma_listen_port(r, i));
+		       a.cfg.listen[i].addr, ports[i]);
 	fflush(stdout);
 	for (;;) {
 		if (sigwait(&set, &sig))

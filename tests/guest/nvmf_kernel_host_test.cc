@@ -4,8 +4,11 @@
 // default and with 2 I/O queues, the namespace's size, fio randwrite with
 // crc32c verify then randread, disconnect, 10 connect / disconnect cycles
 // with the target's counters back to zero, a host NQN the allow-list
-// refuses, and a subsystem exported on its second listener only; each
-// Connect in the target's audit log with the host's NQN and address.
+// refuses, a subsystem exported on its second listener only, namespaces
+// and hosts changed through the management RPC under fio, and a
+// subsystem and a listener created and removed at run time, then the
+// saved configuration restarted; each Connect in the target's audit log
+// with the host's NQN and address.
 // Every command is bounded by `timeout`.
 #include <dirent.h>
 #include <poll.h>
@@ -478,6 +481,147 @@ TEST_F(KernelHost, RpcChangesWhileTheHostRuns)
 		  out.find(std::string("allow-host ") + hostnqn_))
 		<< out;
 	ASSERT_EQ(0, Disconnect(&out)) << out;
+	EXPECT_TRUE(tgt_->BackToZero());
+}
+
+// A subsystem created, exported on a new listener and deleted through the
+// RPC while the kernel host keeps its first controller; the saved
+// configuration then restarts the target to the same state. Runs last:
+// it restarts the suite's target.
+TEST_F(KernelHost, SubsystemsAndListenersChangeAtRunTime)
+{
+	const char kNew[] = "nqn.2024-01.io.wharf:runtime";
+	const char kPort3[] = "4447"; // a listener added at run time
+	const std::string ok =
+		"{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":1}\n";
+	const std::string nsub = std::string("\"nqn\":\"") + kNew + "\"";
+	auto la = [](const char *port) {
+		return std::string(",\"listen_address\":{\"trtype\":\"RDMA\","
+				   "\"adrfam\":\"IPv4\",\"traddr\":"
+				   "\"198.18.0.1\",\"trsvcid\":\"") +
+		       port + "\"}";
+	};
+	auto connect_new = [&](const char *port, std::string *out) {
+		return Sh(
+			std::string("nvme connect -t rdma -a 198.18.0.1 -s ") +
+				port + " -n " + kNew + " --hostnqn=" + hostnqn_,
+			out);
+	};
+	std::string out;
+	ASSERT_EQ(0, Connect(kSub, "", &out)) << out;
+	ASSERT_FALSE(WaitBlock().empty());
+	std::string ctrl1 = Ctrl(kSub);
+
+	// Created, given a namespace and a listener of its own.
+	ASSERT_EQ(ok, Rpc("nvmf_create_subsystem",
+			  "{" + nsub + ",\"allow_any_host\":true}"));
+	ASSERT_EQ(ok, Rpc("nvmf_subsystem_add_ns",
+			  "{" + nsub + ",\"nsid\":1,\"bdev\":\"ram:4M\"}"));
+	// Served nowhere yet: the host is refused on the first listener.
+	EXPECT_NE(0, connect_new(kPort, &out)) << out;
+	ASSERT_EQ(ok, Rpc("nvmf_subsystem_add_listener",
+			  "{" + nsub + la(kPort3) + "}"));
+	EXPECT_NE(
+		std::string::npos,
+		tgt_->Log().find(std::string("listening on 198.18.0.1 port ") +
+				 kPort3));
+	ASSERT_EQ(0, Sh(std::string("nvme discover -t rdma -a 198.18.0.1 -s ") +
+				kPort3 + " --hostnqn=" + hostnqn_,
+			&out))
+		<< out;
+	EXPECT_NE(std::string::npos, out.find(kNew)) << out;
+	ASSERT_EQ(0, connect_new(kPort3, &out)) << out;
+	std::string ctrl2;
+	ASSERT_TRUE(Poll([&] {
+		ctrl2 = Ctrl(kNew);
+		return !ctrl2.empty() && !Block(ctrl2).empty();
+	}));
+	EXPECT_EQ(std::to_string((4u << 20) / 512),
+		  Trim(ReadFile("/sys/block/" + Block(ctrl2) + "/size")));
+
+	// Off that listener: its controller is torn down. kSub and kClosed
+	// have no export lines (every listener), so it still answers.
+	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":1},"
+		  "\"id\":1}\n",
+		  Rpc("nvmf_subsystem_remove_listener",
+		      "{" + nsub + la(kPort3) + "}"));
+	EXPECT_TRUE(Poll([&] {
+		return Trim(ReadFile("/sys/class/nvme/" + ctrl2 + "/state")) !=
+		       "live";
+	}));
+	Sh(std::string("nvme disconnect -n ") + kNew, &out);
+	ASSERT_EQ(0, Sh(std::string("nvme discover -t rdma -a 198.18.0.1 -s ") +
+				kPort3 + " --hostnqn=" + hostnqn_,
+			&out))
+		<< out;
+	EXPECT_EQ(std::string::npos, out.find(kNew)) << out;
+	// Taken off it too, nothing is served there: the listener stops
+	// (kSub's host, on the first listener, is not touched).
+	for (const char *nqn : {kSub, kClosed})
+		EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":"
+			  "0},\"id\":1}\n",
+			  Rpc("nvmf_subsystem_remove_listener",
+			      std::string("{\"nqn\":\"") + nqn + "\"" +
+				      la(kPort3) + "}"));
+	EXPECT_NE(0, Sh(std::string("nvme discover -t rdma -a 198.18.0.1 -s ") +
+				kPort3 + " --hostnqn=" + hostnqn_,
+			&out))
+		<< "still listening on " << kPort3 << ": " << out;
+
+	// On the first listener, then deleted under its host.
+	ASSERT_EQ(ok, Rpc("nvmf_subsystem_add_listener",
+			  "{" + nsub + la(kPort) + "}"));
+	ASSERT_EQ(0, connect_new(kPort, &out)) << out;
+	ASSERT_TRUE(Poll([&] { return !(ctrl2 = Ctrl(kNew)).empty(); }));
+	auto t0 = std::chrono::steady_clock::now();
+	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":1},"
+		  "\"id\":1}\n",
+		  Rpc("nvmf_delete_subsystem", "{" + nsub + "}"));
+	printf("delete_subsystem with a host connected: %.0f ms\n",
+	       std::chrono::duration<double, std::milli>(
+		       std::chrono::steady_clock::now() - t0)
+		       .count());
+	EXPECT_TRUE(Poll([&] {
+		return Trim(ReadFile("/sys/class/nvme/" + ctrl2 + "/state")) !=
+		       "live";
+	}));
+	Sh(std::string("nvme disconnect -n ") + kNew, &out);
+	out = Rpc("nvmf_get_subsystems");
+	EXPECT_EQ(std::string::npos, out.find(kNew)) << out;
+	// The first host never noticed.
+	EXPECT_EQ("live",
+		  Trim(ReadFile("/sys/class/nvme/" + ctrl1 + "/state")));
+	ASSERT_EQ(0, Disconnect(&out)) << out;
+	EXPECT_TRUE(tgt_->BackToZero());
+
+	// A last change of each kind, saved, and the target restarted from
+	// what was saved: the same configuration comes back.
+	ASSERT_EQ(ok, Rpc("nvmf_create_subsystem",
+			  "{" + nsub + ",\"serial_number\":\"RT1\"}"));
+	ASSERT_EQ(ok, Rpc("nvmf_subsystem_add_listener",
+			  "{" + nsub + la(kPort3) + "}"));
+	ASSERT_EQ(ok, Rpc("nvmf_subsystem_add_host",
+			  "{" + nsub + ",\"host\":\"" + hostnqn_ + "\"}"));
+	ASSERT_EQ(ok, Rpc("nvmf_subsystem_add_ns",
+			  "{" + nsub + ",\"nsid\":3,\"bdev\":\"null:1G\"}"));
+	std::string saved_path = "/tmp/nvmf_kernel_host.saved.conf";
+	out = Rpc("save_config", "{\"path\":\"" + saved_path + "\"}");
+	ASSERT_NE(std::string::npos, out.find("\"result\"")) << out;
+	std::string saved = ReadFile(saved_path);
+	EXPECT_NE(std::string::npos,
+		  saved.find(std::string("listen 198.18.0.1 ") + kPort3 + "\n"))
+		<< saved;
+	ASSERT_TRUE(tgt_->Stop());
+	ASSERT_TRUE(
+		tgt_->Start("nvmf_kernel_host", saved, {"--rpc", kRpcSock}));
+	out = Rpc("save_config", "{\"path\":\"" + saved_path + "\"}");
+	EXPECT_EQ(saved, ReadFile(saved_path)) << "before:\n"
+					       << saved << "after restart:\n"
+					       << ReadFile(saved_path);
+	// And the host connects through the restored listener.
+	ASSERT_EQ(0, connect_new(kPort3, &out)) << out;
+	ASSERT_TRUE(Poll([&] { return !Ctrl(kNew).empty(); }));
+	Sh(std::string("nvme disconnect -n ") + kNew, &out);
 	EXPECT_TRUE(tgt_->BackToZero());
 }
 

@@ -133,16 +133,16 @@ TEST(NvmfAudit, AddressesAsText)
 
 TEST(NvmfAudit, ListenerOfALocalAddress)
 {
-	nvmf_cfg_listen l[] = {
+	nvmf_cfg_listen l[NVMF_CFG_MAX_LISTEN] = {
 		Listen("0.0.0.0", AF_INET, 4420),
 		Listen("10.0.0.1", AF_INET, 4420),
 		Listen("10.0.0.1", AF_INET, 4421),
 		Listen("fd00::1", AF_INET6, 4420),
 		Listen("::", AF_INET6, 4422),
 	};
-	size_t n = sizeof(l) / sizeof(l[0]);
+	uint32_t live = 0x1f; // the five above
 	auto match = [&](sockaddr_storage ss) {
-		return nvmf_listener_match(l, n,
+		return nvmf_listener_match(l, live,
 					   reinterpret_cast<sockaddr *>(&ss));
 	};
 	EXPECT_EQ(2, match(V4("10.0.0.1", 4420))); // exact beats wildcard
@@ -153,7 +153,12 @@ TEST(NvmfAudit, ListenerOfALocalAddress)
 	EXPECT_EQ(5, match(V4("10.0.0.1", 4422))); // :: takes IPv4 too
 	EXPECT_EQ(0, match(V6("fd00::9", 4420)));  // 0.0.0.0 is IPv4 only
 	EXPECT_EQ(0, match(V4("10.0.0.1", 9999)));
-	EXPECT_EQ(0, nvmf_listener_match(l, n, nullptr));
+	EXPECT_EQ(0, nvmf_listener_match(l, live, nullptr));
+	// A slot that is not live is skipped: the wildcard takes its port.
+	live &= ~2u;
+	EXPECT_EQ(1, match(V4("10.0.0.1", 4420)));
+	live = 0;
+	EXPECT_EQ(0, match(V4("10.0.0.9", 4420)));
 }
 
 } // namespace

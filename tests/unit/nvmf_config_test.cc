@@ -226,6 +226,12 @@ TEST(NvmfConfig, ExportErrors)
 	EXPECT_EQ("t.conf:4: export: 10.0.0.1 port 4421 is not a listen "
 		  "address (add \"listen 10.0.0.1 4421\")",
 		  Err(Head("export 10.0.0.1 4421\n")));
+	EXPECT_EQ("t.conf:5: export-none: the subsystem has export lines",
+		  Err(Head("export 10.0.0.1\nexport-none\n")));
+	EXPECT_EQ("t.conf:5: export: the subsystem has export-none",
+		  Err(Head("export-none\nexport 10.0.0.1\n")));
+	EXPECT_EQ("t.conf:4: export-none: expected \"export-none\"",
+		  Err(Head("export-none x\n")));
 }
 
 TEST(NvmfConfig, GlobalNumberErrors)

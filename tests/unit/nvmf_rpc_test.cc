@@ -165,7 +165,10 @@ TEST_F(NvmfRpc, EnvelopeErrorsAreJsonRpcErrors)
 		  "\"nvmf_get_stats\",\"nvmf_subsystem_add_ns\","
 		  "\"nvmf_subsystem_remove_ns\",\"nvmf_subsystem_add_host\","
 		  "\"nvmf_subsystem_remove_host\","
-		  "\"nvmf_subsystem_allow_any_host\",\"save_config\"],"
+		  "\"nvmf_subsystem_allow_any_host\",\"save_config\","
+		  "\"nvmf_create_subsystem\",\"nvmf_delete_subsystem\","
+		  "\"nvmf_subsystem_add_listener\","
+		  "\"nvmf_subsystem_remove_listener\"],"
 		  "\"id\":\"abc\"}",
 		  Raw("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":"
 		      "\"rpc_get_methods\"}"));
@@ -394,6 +397,324 @@ TEST_F(NvmfRpc, SaveConfigRestartsTheSameTarget)
 	EXPECT_EQ(-ENOENT, bad.Code());
 	unlink(path.c_str());
 	rmdir(dir);
+}
+
+TEST_F(NvmfRpc, SubsystemsAreCreatedAndDeletedWhileHostsRun)
+{
+	const char *nqn = "nqn.2024-01.io.wharf:new";
+	std::string p = std::string("{\"nqn\":\"") + nqn + "\"";
+	const std::string ok = "{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":7}";
+	ASSERT_EQ(ok, Call("nvmf_create_subsystem",
+			   p + ",\"serial_number\":\"SN-NEW\","
+			       "\"model_number\":\"a new disk\"}"));
+	EXPECT_EQ("\"SN-NEW\"", Subsys(nqn, "serial_number"));
+	EXPECT_EQ("false", Subsys(nqn, "allow_any_host"));
+	EXPECT_EQ("[]", Subsys(nqn, "namespaces"));
+	// On no listener until one is added (as in SPDK).
+	listener_ = 1;
+	nvmf_queue *q = NewQueue(0, 32);
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM,
+		  Sc(Connect(q, 0, 31, nqn, kHost, NVME_CNTLID_DYNAMIC)));
+	EXPECT_EQ("[]", Subsys(nqn, "listen_addresses"));
+	ASSERT_EQ(ok, Call("nvmf_subsystem_add_listener",
+			   p + ",\"listen_address\":{\"traddr\":"
+			       "\"198.18.0.1\",\"trsvcid\":\"4420\"}}"));
+	// Closed until a host is added; then that host gets a controller.
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_HOST,
+		  Sc(Connect(q, 0, 31, nqn, kHost, NVME_CNTLID_DYNAMIC)));
+	ASSERT_EQ(ok, Call("nvmf_subsystem_add_host",
+			   p + ",\"host\":\"" + kHost + "\"}"));
+	ASSERT_EQ(ok, Call("nvmf_subsystem_add_ns",
+			   p + ",\"nsid\":1,\"bdev\":\"ram:64K\"}"));
+	uint16_t cntlid;
+	nvmf_queue *admin = Admin(nqn, &cntlid);
+	nvmf_queue *io = Io(1, cntlid, 32, nqn);
+	// A controller of another subsystem is not touched by the delete.
+	uint16_t other;
+	nvmf_queue *keep = Admin(kSub, &other);
+	struct {
+		const char *method;
+		std::string params;
+		int code;
+		const char *part;
+	} bad[] = {
+		{"nvmf_create_subsystem", p + "}", -EEXIST, "exists already"},
+		{"nvmf_create_subsystem", "{\"nqn\":\"not-an-nqn\"}", -32602,
+		 "is not a valid NQN"},
+		{"nvmf_create_subsystem",
+		 std::string("{\"nqn\":\"") + NVME_DISC_NQN + "\"}", -32602,
+		 "discovery"},
+		{"nvmf_create_subsystem",
+		 "{\"nqn\":\"nqn.2024-01.io.wharf:x\",\"serial_number\":"
+		 "\"has space\"}",
+		 -32602, "no space"},
+		{"nvmf_create_subsystem",
+		 "{\"nqn\":\"nqn.2024-01.io.wharf:x\",\"model_number\":"
+		 "\"two  spaces\"}",
+		 -32602, "single spaces"},
+		{"nvmf_create_subsystem",
+		 "{\"nqn\":\"nqn.2024-01.io.wharf:x\",\"allow_any_host\":1}",
+		 -32602, "true or false"},
+		{"nvmf_create_subsystem",
+		 "{\"nqn\":\"nqn.2024-01.io.wharf:x\",\"ns\":1}", -32602,
+		 "unknown member \"ns\""},
+		{"nvmf_create_subsystem",
+		 "{\"nqn\":\"nqn.2024-01.io.wharf:x\",\"serial_number\":"
+		 "\"#1\"}",
+		 -32602, "not starting with #"},
+		{"nvmf_create_subsystem",
+		 "{\"nqn\":\"nqn.2024-01.io.wharf:x\",\"model_number\":"
+		 "\"disk #2\"}",
+		 -32602, "no word starting with #"},
+		{"nvmf_delete_subsystem",
+		 "{\"nqn\":\"nqn.2024-01.io.wharf:no\"}", -ENOENT,
+		 "no subsystem"},
+		{"nvmf_delete_subsystem",
+		 std::string("{\"nqn\":\"") + NVME_DISC_NQN + "\"}", -ENOENT,
+		 "no subsystem"},
+	};
+	for (const auto &b : bad) {
+		Resp r(Call(b.method, b.params).c_str());
+		EXPECT_EQ(b.code, r.Code()) << b.method << " " << b.params;
+		EXPECT_NE(std::string::npos, r.Message().find(b.part))
+			<< b.params << " -> " << r.Message();
+	}
+	// The delete kills the controller's queues; the test's binding
+	// destroys them later, so the subsystem waits on tgt->dead.
+	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":1},"
+		  "\"id\":7}",
+		  Call("nvmf_delete_subsystem", p + "}"));
+	EXPECT_TRUE(fake_.WasKilled(admin));
+	EXPECT_TRUE(fake_.WasKilled(io));
+	EXPECT_FALSE(fake_.WasKilled(keep));
+	EXPECT_EQ("(no such subsystem)", Subsys(nqn, "nqn"));
+	nvmf_queue *late = NewQueue(0, 32);
+	nvmf_req r = Connect(late, 0, 31, nqn, kHost, NVME_CNTLID_DYNAMIC);
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM, Sc(r));
+	// The test's binding never destroyed the killed queues, so the
+	// delete gave up waiting (5 s) and parked the subsystem. Their queues
+	// gone, the next change frees it (under ASan, a use after free
+	// would show here).
+	DestroyQueue(io);
+	DestroyQueue(admin);
+	EXPECT_EQ(1u, Stats().ctrls); // kSub's
+	// Created again under the same name: a new, empty subsystem.
+	ASSERT_EQ(ok, Call("nvmf_create_subsystem",
+			   p + ",\"allow_any_host\":true}"));
+	EXPECT_EQ("[]", Subsys(nqn, "namespaces"));
+	EXPECT_EQ("true", Subsys(nqn, "allow_any_host"));
+}
+
+TEST_F(NvmfRpc, ListenersAreAddedAndRemovedPerSubsystem)
+{
+	std::string p = std::string("{\"nqn\":\"") + kSub + "\"";
+	auto la = [](const char *addr, const char *port) {
+		return std::string(",\"listen_address\":{\"trtype\":\"RDMA\","
+				   "\"adrfam\":\"IPv4\",\"traddr\":\"") +
+		       addr + "\",\"trsvcid\":\"" + port + "\"}}";
+	};
+	const std::string ok = "{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":7}";
+	// kSub has no export lines: it is on both listen lines. Adding a
+	// new address starts a listener it is served on too.
+	ASSERT_EQ(ok, Call("nvmf_subsystem_add_listener",
+			   p + la("198.18.0.2", "4430")));
+	std::string addrs = Subsys(kSub, "listen_addresses");
+	EXPECT_NE(std::string::npos, addrs.find("\"198.18.0.2\"")) << addrs;
+	EXPECT_NE(std::string::npos,
+		  Subsys(NVME_DISC_NQN, "listen_addresses").find("198.18.0.2"));
+	// A host connected through the new listener (slot 3).
+	listener_ = 3;
+	uint16_t cntlid;
+	nvmf_queue *via3 = Admin(kSub, &cntlid);
+	listener_ = 1;
+	uint16_t c1;
+	nvmf_queue *via1 = Admin(kSub, &c1);
+	// Taking kSub off the new address disconnects that host only; the
+	// address has nothing else to serve (kOpen and kOther export...
+	// everything: they have no export lines), so it stays.
+	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":1},"
+		  "\"id\":7}",
+		  Call("nvmf_subsystem_remove_listener",
+		       p + la("198.18.0.2", "4430")));
+	EXPECT_TRUE(fake_.WasKilled(via3));
+	EXPECT_FALSE(fake_.WasKilled(via1));
+	addrs = Subsys(kSub, "listen_addresses");
+	EXPECT_EQ(std::string::npos, addrs.find("198.18.0.2")) << addrs;
+	// kSub now has export lines for the other two; a Connect through
+	// slot 3 no longer finds it.
+	listener_ = 3;
+	nvmf_queue *q = NewQueue(0, 32);
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM,
+		  Sc(Connect(q, 0, 31, kSub, kHost, NVME_CNTLID_DYNAMIC)));
+	listener_ = 1;
+	struct {
+		const char *method;
+		std::string params;
+		int code;
+		const char *part;
+	} bad[] = {
+		{"nvmf_subsystem_remove_listener", p + la("198.18.0.2", "4430"),
+		 -ENOENT, "is not exported on 198.18.0.2 4430"},
+		{"nvmf_subsystem_remove_listener", p + la("198.18.0.9", "4430"),
+		 -ENOENT, "does not listen on 198.18.0.9 4430"},
+		{"nvmf_subsystem_add_listener", p + la("198.18.0.1", "4420"),
+		 -EEXIST, "exported on 198.18.0.1 4420 already"},
+		{"nvmf_subsystem_add_listener", p + la("300.1.1.1", "4420"),
+		 -32602, "is not a numeric IPv4 address"},
+		{"nvmf_subsystem_add_listener", p + la("198.18.0.1", "0"),
+		 -32602, "\"trsvcid\": a port"},
+		{"nvmf_subsystem_add_listener", p + la("198.18.0.1", "44x"),
+		 -32602, "\"trsvcid\": a port"},
+		{"nvmf_subsystem_add_listener",
+		 p + ",\"listen_address\":{\"trtype\":\"TCP\",\"traddr\":"
+		     "\"198.18.0.1\"}}",
+		 -32602, "only RDMA"},
+		{"nvmf_subsystem_add_listener",
+		 p + ",\"listen_address\":{\"traddr\":\"198.18.0.1\",\"x\":1}}",
+		 -32602, "unknown member \"x\""},
+		{"nvmf_subsystem_add_listener", p + ",\"listen_address\":3}",
+		 -32602, "must be an object"},
+		{"nvmf_subsystem_add_listener", p + "}", -32602, "missing"},
+	};
+	for (const auto &b : bad) {
+		Resp r(Call(b.method, b.params).c_str());
+		EXPECT_EQ(b.code, r.Code()) << b.method << " " << b.params;
+		EXPECT_NE(std::string::npos, r.Message().find(b.part))
+			<< b.params << " -> " << r.Message();
+	}
+	// Its last listener may go: it is then served nowhere, and
+	// save_config says so (export-none).
+	ASSERT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":0},"
+		  "\"id\":7}",
+		  Call("nvmf_subsystem_remove_listener",
+		       p + ",\"listen_address\":{\"adrfam\":\"IPv6\","
+			   "\"traddr\":\"fd00::1\",\"trsvcid\":4421}}"));
+	Resp nowhere(Call("save_config").c_str());
+	std::string none_text =
+		json_string_value(json_object_get(nowhere.Result(), "config"));
+	EXPECT_EQ(std::string::npos, none_text.find("  export-none\n"));
+	ASSERT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":1},"
+		  "\"id\":7}",
+		  Call("nvmf_subsystem_remove_listener",
+		       p + la("198.18.0.1", "4420")));
+	EXPECT_TRUE(fake_.WasKilled(via1));
+	EXPECT_EQ("[]", Subsys(kSub, "listen_addresses"));
+	Resp none(Call("save_config").c_str());
+	none_text = json_string_value(json_object_get(none.Result(), "config"));
+	EXPECT_NE(std::string::npos, none_text.find("  export-none\n"))
+		<< none_text;
+	ASSERT_EQ(ok, Call("nvmf_subsystem_add_listener",
+			   p + la("198.18.0.1", "4420")));
+	// save_config writes the added address and kSub's one export line.
+	Resp saved(Call("save_config").c_str());
+	std::string text =
+		json_string_value(json_object_get(saved.Result(), "config"));
+	EXPECT_NE(std::string::npos, text.find("listen 198.18.0.2 4430\n"))
+		<< text;
+	EXPECT_NE(std::string::npos, text.find("  export 198.18.0.1 4420\n"))
+		<< text;
+}
+
+TEST_F(NvmfRpc, AListenerNobodyServesOnStops)
+{
+	// Give every subsystem export lines, then add and remove an address
+	// only kOther is exported on: the listener itself goes.
+	for (const char *nqn : {kSub, kOpen, kOther})
+		ASSERT_EQ(
+			"{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":0},"
+			"\"id\":7}",
+			Call("nvmf_subsystem_remove_listener",
+			     std::string("{\"nqn\":\"") + nqn +
+				     "\",\"listen_address\":{\"traddr\":"
+				     "\"fd00::1\",\"trsvcid\":\"4421\"}}"));
+	std::string p = std::string("{\"nqn\":\"") + kOther + "\"";
+	std::string la = ",\"listen_address\":{\"traddr\":\"198.18.0.3\","
+			 "\"trsvcid\":\"4440\"}}";
+	ASSERT_EQ("{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":7}",
+		  Call("nvmf_subsystem_add_listener", p + la));
+	// fd00::1 had nobody left: it stopped, so the new address took the
+	// lowest free slot, 2.
+	listener_ = 2;
+	nvmf_queue *disc = NewQueue(0, 32);
+	ASSERT_EQ(0, Status(Connect(disc, 0, 31, NVME_DISC_NQN, kHost,
+				    NVME_CNTLID_DYNAMIC)));
+	nvmf_queue *early = NewQueue(0, 32); // no Connect yet
+	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":{\"disconnected\":1},"
+		  "\"id\":7}",
+		  Call("nvmf_subsystem_remove_listener", p + la));
+	EXPECT_TRUE(fake_.WasKilled(disc)); // its discovery controller too
+	std::string addrs = Subsys(NVME_DISC_NQN, "listen_addresses");
+	EXPECT_EQ("[{\"trtype\":\"RDMA\",\"adrfam\":\"IPv4\",\"traddr\":"
+		  "\"198.18.0.1\",\"trsvcid\":\"4420\"}]",
+		  addrs);
+	// early came in through the old slot 2 and has not sent Connect:
+	// slot 2 now holds another address, which it must not be taken for.
+	listener_ = 1;
+	nvmf_cfg_listen l = {};
+	snprintf(l.addr, sizeof(l.addr), "198.18.0.4");
+	l.family = AF_INET;
+	l.port = 4450;
+	uint16_t slot = 0;
+	ASSERT_EQ(0, nvmf_tgt_listener_add(tgt_, &l, &slot));
+	EXPECT_EQ(2, slot);
+	// Reserved, not live: not listed, not matched.
+	EXPECT_EQ(addrs, Subsys(NVME_DISC_NQN, "listen_addresses"));
+	ASSERT_EQ(0, nvmf_tgt_listener_commit(tgt_, slot, true));
+	EXPECT_NE(std::string::npos,
+		  Subsys(NVME_DISC_NQN, "listen_addresses").find("198.18.0.4"));
+	EXPECT_EQ(NVME_SC_CONNECT_INVALID_PARAM,
+		  Sc(Connect(early, 0, 31, NVME_DISC_NQN, kHost,
+			     NVME_CNTLID_DYNAMIC)));
+	// A binding that failed to listen gives its reservation back.
+	snprintf(l.addr, sizeof(l.addr), "198.18.0.5");
+	ASSERT_EQ(0, nvmf_tgt_listener_add(tgt_, &l, &slot));
+	EXPECT_EQ(3, slot);
+	ASSERT_EQ(0, nvmf_tgt_listener_commit(tgt_, slot, false));
+	EXPECT_EQ(-ENOENT, nvmf_tgt_listener_commit(tgt_, slot, true));
+	EXPECT_EQ(std::string::npos,
+		  Subsys(NVME_DISC_NQN, "listen_addresses").find("198.18.0.5"));
+}
+
+TEST_F(NvmfRpc, TheLastListenerAndSubsystemStay)
+{
+	// Every subsystem on 198.18.0.1 only, then taken off it: the
+	// address stays (a saved configuration needs a listen line).
+	for (const char *nqn : {kSub, kOpen, kOther}) {
+		std::string p = std::string("{\"nqn\":\"") + nqn + "\"";
+		Call("nvmf_subsystem_remove_listener",
+		     p + ",\"listen_address\":{\"traddr\":\"fd00::1\","
+			 "\"trsvcid\":\"4421\"}}");
+		Call("nvmf_subsystem_remove_listener",
+		     p + ",\"listen_address\":{\"traddr\":\"198.18.0.1\","
+			 "\"trsvcid\":\"4420\"}}");
+	}
+	EXPECT_EQ("[{\"trtype\":\"RDMA\",\"adrfam\":\"IPv4\",\"traddr\":"
+		  "\"198.18.0.1\",\"trsvcid\":\"4420\"}]",
+		  Subsys(NVME_DISC_NQN, "listen_addresses"));
+	// The last subsystem cannot be deleted, for the same reason.
+	Call("nvmf_delete_subsystem",
+	     std::string("{\"nqn\":\"") + kOpen + "\"}");
+	Call("nvmf_delete_subsystem",
+	     std::string("{\"nqn\":\"") + kOther + "\"}");
+	Resp last(Call("nvmf_delete_subsystem",
+		       std::string("{\"nqn\":\"") + kSub + "\"}")
+			  .c_str());
+	EXPECT_EQ(-EBUSY, last.Code());
+	EXPECT_NE(std::string::npos, last.Message().find("last subsystem"));
+	// What is saved parses back.
+	Resp saved(Call("save_config").c_str());
+	std::string text =
+		json_string_value(json_object_get(saved.Result(), "config"));
+	nvmf_config again;
+	char err[256] = "";
+	EXPECT_EQ(0, nvmf_config_parse(text.data(), text.size(), "saved",
+				       &again, err, sizeof(err)))
+		<< err << "\n"
+		<< text;
+	EXPECT_EQ(0, nvmf_config_finish(&again, err, sizeof(err)))
+		<< err << "\n"
+		<< text;
+	nvmf_config_free(&again);
 }
 
 TEST_F(NvmfRpc, SaveConfigWritesCpuRuns)
