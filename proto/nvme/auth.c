@@ -14,6 +14,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 
 /* What the key transformation appends to the NQN. */
 #define TRANSFORM_SEED	   "NVMe-over-Fabrics"
@@ -280,4 +281,11 @@ int nvme_auth_ctrl_response(const struct nvme_auth_key *ctrl_key,
 bool nvme_auth_equal(const uint8_t *a, const uint8_t *b, size_t len)
 {
 	return CRYPTO_memcmp(a, b, len) == 0;
+}
+
+int nvme_auth_random(void *buf, size_t len)
+{
+	if (!buf || len > (size_t)INT32_MAX)
+		return -EINVAL;
+	return RAND_bytes(buf, (int)len) == 1 ? 0 : -EIO;
 }

@@ -197,6 +197,13 @@ int nvme_auth_ctrl_response(const struct nvme_auth_key *ctrl_key,
 /* Constant-time comparison of two responses. */
 bool nvme_auth_equal(const uint8_t *a, const uint8_t *b, size_t len);
 
+/**
+ * nvme_auth_random() - @len bytes from libcrypto's CSPRNG (challenges).
+ * Return: 0; -EINVAL; -EIO if the generator failed (@buf not to be used).
+ * Context: any thread; does not block once the generator is seeded.
+ */
+int nvme_auth_random(void *buf, size_t len);
+
 /* ---- FFDHE (auth_dh.c) --------------------------------------------- */
 
 /* One side's DH key pair of an exchange (the private key inside). */

@@ -490,12 +490,32 @@ static int do_namespace(struct line_ctx *c)
 static int do_allow_host(struct line_ctx *c)
 {
 	struct nvmf_cfg_subsys *s = cur_subsys(c);
+	struct nvmf_auth_cfg auth, **aarr;
+	char why[160];
 	char **arr;
 
 	if (!s)
 		return -EINVAL;
-	if (need_args(c, 1, 1, "allow-host NQN"))
+	if (need_args(c, 1, 5,
+		      "allow-host NQN [dhchap-key=SECRET] "
+		      "[dhchap-ctrl-key=SECRET] [dhchap-hash=H] "
+		      "[dhchap-dhgroup=G]"))
 		return -EINVAL;
+	nvmf_auth_cfg_init(&auth);
+	for (int i = 2; i < c->n; i++) {
+		int rc = nvmf_auth_cfg_option(c->w[i], &auth, why, sizeof(why));
+
+		if (rc == -ENOENT)
+			return fail(c,
+				    "allow-host: \"%.40s\" is not dhchap-key=, "
+				    "dhchap-ctrl-key=, dhchap-hash= or "
+				    "dhchap-dhgroup=",
+				    c->w[i]);
+		if (rc)
+			return fail(c, "allow-host: %s", why);
+	}
+	if (nvmf_auth_cfg_check(&auth, why, sizeof(why)))
+		return fail(c, "allow-host: %s", why);
 	if (s->allow_any || s->allow_none)
 		return fail(c,
 			    "allow-host: the subsystem already has "
@@ -515,9 +535,24 @@ static int do_allow_host(struct line_ctx *c)
 	if (!arr)
 		return -ENOMEM;
 	s->hosts = arr;
-	s->hosts[s->nhosts] = strdup(c->w[1]);
-	if (!s->hosts[s->nhosts])
+	aarr = realloc(s->host_auth, (s->nhosts + 1) * sizeof(*aarr));
+	if (!aarr)
 		return -ENOMEM;
+	s->host_auth = aarr;
+	s->host_auth[s->nhosts] = NULL;
+	if (auth.key.len) {
+		s->host_auth[s->nhosts] = malloc(sizeof(auth));
+		if (!s->host_auth[s->nhosts])
+			return -ENOMEM;
+		*s->host_auth[s->nhosts] = auth;
+	}
+	nvme_auth_key_clear(&auth.key);
+	nvme_auth_key_clear(&auth.ctrl_key);
+	s->hosts[s->nhosts] = strdup(c->w[1]);
+	if (!s->hosts[s->nhosts]) {
+		nvmf_auth_cfg_free(s->host_auth[s->nhosts]);
+		return -ENOMEM;
+	}
 	s->nhosts++;
 	if (!s->allow_line)
 		s->allow_line = c->lineno;
@@ -792,9 +827,12 @@ void nvmf_config_free(struct nvmf_config *cfg)
 	for (size_t i = 0; i < cfg->nsubsys; i++) {
 		struct nvmf_cfg_subsys *s = &cfg->subsys[i];
 
-		for (size_t j = 0; j < s->nhosts; j++)
+		for (size_t j = 0; j < s->nhosts; j++) {
 			free(s->hosts[j]);
+			nvmf_auth_cfg_free(s->host_auth[j]);
+		}
 		free(s->hosts);
+		free(s->host_auth);
 		for (size_t j = 0; j < s->nns; j++)
 			free(s->ns[j].path);
 		free(s->ns);

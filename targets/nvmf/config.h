@@ -26,6 +26,12 @@
  *                               # file); io=direct|buffered (default:
  *                               # direct for a device, buffered for a file)
  *     allow-host nqn.2014-08.org.nvmexpress:uuid:...
+ *                               # [dhchap-key=DHHC-1:XX:...:] the host
+ *                               # must authenticate (DH-HMAC-CHAP);
+ *                               # [dhchap-ctrl-key=DHHC-1:..:] and the
+ *                               # controller to it, if it asks;
+ *                               # [dhchap-hash=sha256|sha384|sha512]
+ *                               # [dhchap-dhgroup=null|ffdhe2048..8192]
  *     allow-any-host            # explicit; never mixed with allow-host
  *     allow-no-host             # nobody until hosts are added at run time
  *                               # (what a saved configuration says of a
@@ -59,6 +65,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "targets/nvmf/auth.h"
 #include "targets/nvmf/bdev.h"
 
 #ifdef __cplusplus
@@ -98,6 +105,9 @@ struct nvmf_cfg_subsys {
 	bool allow_any;
 	bool allow_none; /* "allow-no-host": closed until hosts are added */
 	char **hosts;	 /* owned NQNs */
+	/* Parallel to hosts (NULL when no host has one): each host's
+	 * DH-HMAC-CHAP secrets (owned), NULL for a host without. */
+	struct nvmf_auth_cfg **host_auth;
 	size_t nhosts;
 	struct nvmf_cfg_ns *ns;
 	size_t nns;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "targets/nvmf/internal.h"
 #include "targets/nvmf/kato.h"
 
@@ -97,6 +99,17 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
 				       NVME_SC_CONNECT_INVALID_PARAM)
 			    : nvmf_sts(NVME_SCT_CMD,
 				       NVME_SC_CONNECT_INVALID_HOST);
+	}
+	/* The secrets as they are now: each queue of this controller
+	 * authenticates with them. */
+	{
+		const struct nvmf_auth_cfg *a =
+			nvmf_subsys_host_auth_locked(s, d->hostnqn);
+
+		if (a && !s->discovery) {
+			c->auth = true;
+			c->auth_cfg = *a;
+		}
 	}
 	c->cntlid = cntlid_alloc(tgt);
 	if (c->cntlid) {
@@ -203,6 +216,7 @@ void nvmf_ctrl_revoke_locked(struct nvmf_ctrl *c)
 /* Free a controller with no queue left. tgt->lock held. */
 static void ctrl_free(struct nvmf_ctrl *c)
 {
+	OPENSSL_cleanse(&c->auth_cfg, sizeof(c->auth_cfg));
 	pthread_mutex_destroy(&c->lock);
 	free(c->queues);
 	free(c);

@@ -23,6 +23,7 @@
  * after the response.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "targets/nvmf/internal.h"
@@ -136,6 +137,20 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 		if (sts)
 			return sts;
 	}
+	/* The host must authenticate this queue before anything else
+	 * (AUTHREQ.ATR), when it has a secret here. */
+	if (q->ctrl->auth) {
+		q->auth = malloc(sizeof(*q->auth));
+		if (!q->auth) {
+			*why = "no memory for authentication";
+			return nvmf_sts_gen(NVME_SC_INTERNAL);
+		}
+		nvmf_auth_init(q->auth, &q->ctrl->auth_cfg, d->hostnqn,
+			       d->subnqn);
+		atomic_store(&q->auth_deadline_ms,
+			     nvmf_now(q->tgt) + NVMF_AUTH_TIMEOUT_MS);
+		dw0 |= NVME_CONNECT_AUTHREQ_ATR;
+	}
 	q->live = true;
 	q->sq_size = (uint32_t)c->sqsize + 1;
 	q->sqflow_off = c->cattr & NVME_CATTR_DISABLE_SQFLOW;
@@ -241,6 +256,64 @@ static uint16_t prop_set(struct nvmf_queue *q, struct nvmf_req *req)
 	return 0;
 }
 
+/* Authentication Send / Receive: SECP and SPSP of DH-HMAC-CHAP, a
+ * length the message fits (Send: TL bytes to fetch; Receive: AL bytes to
+ * return, the message zero-padded). */
+static uint16_t auth_prep(struct nvmf_queue *q, struct nvmf_req *req)
+{
+	const struct nvme_auth_cmd *c = (const void *)&req->cmd;
+
+	if (!q->live)
+		return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
+	if (!q->auth) /* the host has no secret here */
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
+	if (c->secp != NVME_AUTH_SECP || c->spsp0 != NVME_AUTH_SPSP0 ||
+	    c->spsp1 != NVME_AUTH_SPSP1 || c->tl_al == 0 ||
+	    c->tl_al > NVMF_AUTH_XFER_MAX)
+		return nvmf_sts_gen(NVME_SC_INVALID_FIELD);
+	req->xfer = c->fctype == NVME_FCTYPE_AUTH_SEND ? NVMF_XFER_H2C
+						       : NVMF_XFER_C2H;
+	req->xfer_len = c->tl_al;
+	return 0;
+}
+
+/* Run the message through the queue's transaction; close the queue when
+ * the transaction failed (as nvmet ends the controller). */
+static uint16_t auth_exec(struct nvmf_queue *q, struct nvmf_req *req)
+{
+	const struct nvme_auth_cmd *c = (const void *)&req->cmd;
+	struct nvmf_tgt *tgt = q->tgt;
+	enum nvmf_auth_state before = q->auth->state;
+	size_t len = 0;
+	uint16_t sts;
+
+	if (c->fctype == NVME_FCTYPE_AUTH_SEND) {
+		uint32_t s1;
+
+		/* S1: the target's counter, never 0. */
+		do
+			s1 = (uint32_t)atomic_fetch_add(&tgt->auth_seq, 1) + 1;
+		while (!s1);
+		sts = nvmf_auth_send(q->auth, req->data, req->xfer_len, s1);
+	} else {
+		sts = nvmf_auth_recv(q->auth, req->data, req->xfer_len, &len);
+		if (!sts)
+			memset((uint8_t *)req->data + len, 0,
+			       req->xfer_len - len);
+	}
+	if (q->auth->state == NVMF_AUTH_FAILED) {
+		if (before != NVMF_AUTH_FAILED)
+			nvmf_stat_add(&tgt->n_auth_failed, 1);
+		atomic_store(&q->auth_deadline_ms, 0); /* closing anyway */
+		req->close_after = true;
+	} else if (q->auth->state == NVMF_AUTH_DONE &&
+		   before != NVMF_AUTH_DONE) {
+		nvmf_stat_add(&tgt->n_auth_ok, 1);
+		atomic_store(&q->auth_deadline_ms, 0);
+	}
+	return sts;
+}
+
 uint16_t nvmf_fabrics_prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	switch (req->cmd.fabrics.fctype) {
@@ -263,6 +336,9 @@ uint16_t nvmf_fabrics_prep(struct nvmf_queue *q, struct nvmf_req *req)
 			return nvmf_sts(NVME_SCT_CMD,
 					NVME_SC_CONNECT_INCOMPAT_FMT);
 		return 0;
+	case NVME_FCTYPE_AUTH_SEND:
+	case NVME_FCTYPE_AUTH_RECV:
+		return auth_prep(q, req);
 	default:
 		return nvmf_sts_gen(NVME_SC_INVALID_OPCODE);
 	}
@@ -280,6 +356,9 @@ uint16_t nvmf_fabrics_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	case NVME_FCTYPE_DISCONNECT:
 		req->close_after = true;
 		return 0;
+	case NVME_FCTYPE_AUTH_SEND:
+	case NVME_FCTYPE_AUTH_RECV:
+		return auth_exec(q, req);
 	default:
 		return nvmf_sts_gen(NVME_SC_INVALID_OPCODE);
 	}

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "targets/nvmf/auth.h"
 #include "targets/nvmf/bdev.h"
 #include "targets/nvmf/bdev_status.h"
 #include "targets/nvmf/cidset.h"
@@ -84,7 +85,10 @@ struct nvmf_subsys {
 	char mn[41];
 	bool allow_any; /* tgt->lock (changed at run time, mgmt.c) */
 	char **hosts;	/* tgt->lock */
-	size_t nhosts;	/* tgt->lock */
+	/* Parallel to hosts: the host's DH-HMAC-CHAP secrets, NULL for a
+	 * host that does not authenticate; tgt->lock. */
+	struct nvmf_auth_cfg **host_auth;
+	size_t nhosts; /* tgt->lock */
 	/* Where it is served (tgt->lock; changed at run time): every
 	 * listener, or those of listen_mask (bit i: slot i; 0: none). */
 	bool listen_all;
@@ -119,6 +123,9 @@ struct nvmf_ctrl {
 	uint16_t cntlid;
 	char hostnqn[NVME_NQN_FIELD];
 	uint8_t hostid[NVME_HOSTID_LEN];
+	/* The host must authenticate each queue (its secrets at Connect). */
+	bool auth;
+	struct nvmf_auth_cfg auth_cfg;
 	struct nvmf_ctrl *next; /* tgt->ctrls */
 	unsigned int refs;	/* queues attached; tgt->lock */
 	int state;		/* NVMF_CTRL_*; tgt->lock + lock */
@@ -169,7 +176,11 @@ struct nvmf_queue {
 	uint32_t inflight;
 	uint32_t held;
 	struct nvmf_io_stats io;
-	struct nvmf_aio *aio; /* file and block device I/O; may be NULL */
+	struct nvmf_aio *aio;	/* file and block device I/O; may be NULL */
+	struct nvmf_auth *auth; /* DH-HMAC-CHAP; NULL: not required */
+	/* While the queue has not authenticated: when it is ended (the
+	 * keep-alive scan reads it); 0 otherwise. */
+	atomic_uint_fast64_t auth_deadline_ms;
 };
 
 struct nvmf_tgt {
@@ -206,6 +217,8 @@ struct nvmf_tgt {
 	atomic_uint_fast64_t n_ctrls, n_queues, n_reqs, n_held;
 	atomic_uint_fast64_t n_ctrls_created, n_connects_failed;
 	atomic_uint_fast64_t n_kato_expired, n_dropped;
+	atomic_uint_fast64_t n_auth_ok, n_auth_failed;
+	atomic_uint_fast32_t auth_seq; /* the Challenges' S1 */
 	atomic_uint_fast64_t n_bdev_err[NVMF_BDEV_ERR_CLASSES];
 };
 
@@ -343,6 +356,11 @@ bool nvmf_queue_listener_current(const struct nvmf_queue *q);
  * Context: any thread; takes tgt->lock (the list changes at run time).
  */
 bool nvmf_subsys_host_allowed(const struct nvmf_subsys *s, const char *hostnqn);
+
+/* A listed host's DH-HMAC-CHAP secrets (NULL: none, or not listed).
+ * tgt->lock held. */
+const struct nvmf_auth_cfg *
+nvmf_subsys_host_auth_locked(const struct nvmf_subsys *s, const char *hostnqn);
 
 /* As nvmf_subsys_host_allowed(), tgt->lock held. */
 bool nvmf_subsys_host_allowed_locked(const struct nvmf_subsys *s,

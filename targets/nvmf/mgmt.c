@@ -42,9 +42,10 @@ static unsigned revoke_locked(struct nvmf_tgt *tgt, struct nvmf_subsys *s,
 }
 
 int nvmf_tgt_host_add(struct nvmf_tgt *tgt, const char *subnqn,
-		      const char *hostnqn)
+		      const char *hostnqn, const struct nvmf_auth_cfg *auth)
 {
 	struct nvmf_subsys *s = nvm_subsys(tgt, subnqn);
+	struct nvmf_auth_cfg **aarr, *adup = NULL;
 	char **arr, *dup;
 	int rc = 0;
 
@@ -53,8 +54,13 @@ int nvmf_tgt_host_add(struct nvmf_tgt *tgt, const char *subnqn,
 	if (!hostnqn || !nvmf_nqn_valid(hostnqn))
 		return -EINVAL;
 	dup = strdup(hostnqn);
-	if (!dup)
+	if (auth && auth->key.len)
+		adup = nvmf_auth_cfg_dup(auth);
+	if (!dup || (auth && auth->key.len && !adup)) {
+		free(dup);
+		nvmf_auth_cfg_free(adup);
 		return -ENOMEM;
+	}
 	pthread_mutex_lock(&tgt->lock);
 	if (s->allow_any)
 		rc = -EPERM;
@@ -65,17 +71,24 @@ int nvmf_tgt_host_add(struct nvmf_tgt *tgt, const char *subnqn,
 			rc = -EEXIST;
 	if (!rc) {
 		arr = realloc(s->hosts, (s->nhosts + 1) * sizeof(*arr));
-		if (!arr) {
+		if (arr)
+			s->hosts = arr;
+		aarr = realloc(s->host_auth, (s->nhosts + 1) * sizeof(*aarr));
+		if (aarr)
+			s->host_auth = aarr;
+		if (!arr || !aarr) {
 			rc = -ENOMEM;
 		} else {
-			s->hosts = arr;
+			s->host_auth[s->nhosts] = adup;
 			s->hosts[s->nhosts++] = dup;
 			dup = NULL;
+			adup = NULL;
 			tgt->disc_genctr++;
 		}
 	}
 	pthread_mutex_unlock(&tgt->lock);
 	free(dup);
+	nvmf_auth_cfg_free(adup);
 	return rc;
 }
 
@@ -83,6 +96,7 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, const char *subnqn,
 			 const char *hostnqn, unsigned *revoked)
 {
 	struct nvmf_subsys *s = nvm_subsys(tgt, subnqn);
+	struct nvmf_auth_cfg *gone_auth = NULL;
 	char *gone = NULL;
 	unsigned n = 0;
 
@@ -95,7 +109,10 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, const char *subnqn,
 		if (strcmp(s->hosts[i], hostnqn))
 			continue;
 		gone = s->hosts[i];
-		s->hosts[i] = s->hosts[--s->nhosts];
+		gone_auth = s->host_auth[i];
+		s->nhosts--;
+		s->hosts[i] = s->hosts[s->nhosts];
+		s->host_auth[i] = s->host_auth[s->nhosts];
 		break;
 	}
 	if (gone) {
@@ -108,6 +125,7 @@ int nvmf_tgt_host_remove(struct nvmf_tgt *tgt, const char *subnqn,
 	if (!gone)
 		return -ENOENT;
 	free(gone);
+	nvmf_auth_cfg_free(gone_auth);
 	return 0;
 }
 

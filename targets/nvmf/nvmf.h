@@ -212,6 +212,10 @@ struct nvmf_tgt_stats {
 	uint64_t connects_failed;
 	uint64_t kato_expired;
 	uint64_t dropped; /* capsules answered with NVMF_ACT_DROP */
+	/* DH-HMAC-CHAP transactions that succeeded, and that failed (a
+	 * wrong response, a protocol error, the host's Failure2). */
+	uint64_t auth_ok;
+	uint64_t auth_failed;
 	/* Backend I/O that failed, by the status the host got. */
 	uint64_t media_errors;	       /* Unrecovered Read / Write Fault */
 	uint64_t capacity_errors;      /* Capacity Exceeded */
@@ -302,7 +306,9 @@ int nvmf_tgt_check_cntlid(struct nvmf_tgt *tgt, uint16_t qid, uint16_t cntlid);
  * @now_ms: the current time (the same clock as ops->now_ms).
  *
  * An expired controller gets CSTS.CFS, refuses new queues, and each of
- * its queues is killed (ops->kill, once). Pure function of time: nothing
+ * its queues is killed (ops->kill, once). A queue that has not finished
+ * its DH-HMAC-CHAP transaction 30 s after its Connect is killed too
+ * (counted in auth_failed). Pure function of time: nothing
  * else reads the clock here.
  *
  * Return: the number of controllers torn down by this call.
@@ -413,6 +419,8 @@ int nvmf_tgt_ns_add_ram(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
  * @tgt: the target.
  * @subnqn: the subsystem (not the discovery one).
  * @hostnqn: the host's NQN (copied).
+ * @auth: its DH-HMAC-CHAP secrets (copied), or NULL (or no key): the host
+ *        does not authenticate.
  *
  * Return: 0; -ENOENT for an unknown subsystem; -EINVAL for an invalid
  * NQN; -EEXIST if listed already; -EPERM while the subsystem allows any
@@ -421,7 +429,7 @@ int nvmf_tgt_ns_add_ram(struct nvmf_tgt *tgt, const char *subnqn, uint32_t nsid,
  * Context: any thread; takes the target lock.
  */
 int nvmf_tgt_host_add(struct nvmf_tgt *tgt, const char *subnqn,
-		      const char *hostnqn);
+		      const char *hostnqn, const struct nvmf_auth_cfg *auth);
 
 /**
  * nvmf_tgt_host_remove() - take a host off a subsystem's allow-list and

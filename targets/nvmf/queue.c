@@ -58,6 +58,7 @@ int nvmf_queue_create(struct nvmf_tgt *tgt, const struct nvmf_queue_params *p,
 	q->icd_size = nvmf_tgt_icd_size(tgt, p->qid);
 	q->aio = p->aio;
 	atomic_init(&q->killed, false);
+	atomic_init(&q->auth_deadline_ms, 0);
 	nvmf_stat_add(&tgt->n_queues, 1);
 	*out = q;
 	return 0;
@@ -72,6 +73,8 @@ void nvmf_queue_destroy(struct nvmf_queue *q)
 	tgt = q->tgt;
 	if (q->ctrl)
 		nvmf_ctrl_detach(q);
+	nvmf_auth_clear(q->auth);
+	free(q->auth);
 	nvmf_stat_add(&tgt->n_reqs, -(int64_t)q->inflight);
 	nvmf_cidset_fini(&q->cids);
 	nvmf_stat_add(&tgt->n_queues, -1);
@@ -132,9 +135,22 @@ static enum nvmf_act finish(struct nvmf_queue *q, struct nvmf_req *req,
 	return NVMF_ACT_RESPOND;
 }
 
+/* Whether @req must wait for the queue's authentication: every command
+ * but Authentication Send / Receive, once Connect asked for it. */
+static bool auth_blocks(const struct nvmf_queue *q, const struct nvmf_req *req)
+{
+	if (!q->auth || nvmf_auth_ok(q->auth))
+		return false;
+	return req->cmd.common.opc != NVME_OPC_FABRICS ||
+	       (req->cmd.fabrics.fctype != NVME_FCTYPE_AUTH_SEND &&
+		req->cmd.fabrics.fctype != NVME_FCTYPE_AUTH_RECV);
+}
+
 /* Route a command to its family's prep step. */
 static uint16_t prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
+	if (auth_blocks(q, req))
+		return nvmf_sts(NVME_SCT_CMD, NVME_SC_AUTH_REQUIRED);
 	if (req->cmd.common.opc == NVME_OPC_FABRICS) {
 		req->kind = NVMF_KIND_FABRICS;
 		return nvmf_fabrics_prep(q, req);

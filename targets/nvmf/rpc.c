@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <openssl/crypto.h>
 
 #include "targets/nvmf/internal.h"
 #include "targets/nvmf/rpc_int.h"
@@ -216,9 +217,16 @@ static json_t *subsys_json(const struct nvmf_tgt *tgt,
 	json_object_set_new(o, "allow_any_host", json_boolean(s->allow_any));
 	a = json_array();
 	for (size_t i = 0; i < s->nhosts; i++) {
+		const struct nvmf_auth_cfg *auth = s->host_auth[i];
 		json_t *h = json_object();
 
 		json_object_set_new(h, "nqn", json_string(s->hosts[i]));
+		/* Whether it authenticates, never the secret. */
+		if (auth) {
+			json_object_set_new(h, "dhchap", json_true());
+			json_object_set_new(h, "dhchap_ctrlr",
+					    json_boolean(auth->has_ctrl_key));
+		}
 		json_array_append_new(a, h);
 	}
 	json_object_set_new(o, "hosts", a);
@@ -312,6 +320,8 @@ static int m_get_stats(struct rpc_call *c)
 	PUT(connects_failed);
 	PUT(kato_expired);
 	PUT(dropped);
+	PUT(auth_ok);
+	PUT(auth_failed);
 	PUT(media_errors);
 	PUT(capacity_errors);
 	PUT(write_protect_errors);
@@ -441,17 +451,52 @@ static int m_remove_ns(struct rpc_call *c)
 	return 0;
 }
 
+/* The optional DH-HMAC-CHAP params of add_host into @a. */
+static int auth_params(struct rpc_call *c, struct nvmf_auth_cfg *a)
+{
+	static const char *const names[][2] = {
+		{"dhchap_key", "dhchap-key"},
+		{"dhchap_ctrlr_key", "dhchap-ctrl-key"},
+		{"dhchap_hash", "dhchap-hash"},
+		{"dhchap_dhgroup", "dhchap-dhgroup"},
+	};
+	char word[256], why[160];
+
+	nvmf_auth_cfg_init(a);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *v;
+
+		if (!json_object_get(c->params, names[i][0]))
+			continue;
+		if (!(v = rpc_str(c, names[i][0])))
+			return -1;
+		snprintf(word, sizeof(word), "%s=%s", names[i][1], v);
+		if (nvmf_auth_cfg_option(word, a, why, sizeof(why)))
+			return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
+					"\"%s\": %s", names[i][0], why);
+	}
+	OPENSSL_cleanse(word, sizeof(word));
+	if (nvmf_auth_cfg_check(a, why, sizeof(why)))
+		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS, "%s", why);
+	return 0;
+}
+
 static int m_add_host(struct rpc_call *c)
 {
-	static const char *const keys[] = {"nqn", "host", NULL};
+	static const char *const keys[] = {"nqn",	  "host",
+					   "dhchap_key",  "dhchap_ctrlr_key",
+					   "dhchap_hash", "dhchap_dhgroup",
+					   NULL};
+	struct nvmf_auth_cfg auth;
 	struct nvmf_subsys *s;
 	const char *host;
 	int rc;
 
 	if (rpc_only(c, keys) || !(s = rpc_subsys(c)) ||
-	    !(host = rpc_str(c, "host")))
+	    !(host = rpc_str(c, "host")) || auth_params(c, &auth))
 		return -1;
-	rc = nvmf_tgt_host_add(c->env->tgt, s->nqn, host);
+	rc = nvmf_tgt_host_add(c->env->tgt, s->nqn, host, &auth);
+	OPENSSL_cleanse(&auth, sizeof(auth));
 	switch (rc) {
 	case 0:
 		c->result = json_true();

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "targets/nvmf/internal.h"
 
 /* The cpus line: runs of consecutive CPUs as "A-B", in list order. */
@@ -99,8 +101,15 @@ static void put_subsys(FILE *f, const struct nvmf_tgt *tgt,
 		fputs("  allow-any-host\n", f);
 	else if (!s->nhosts)
 		fputs("  allow-no-host\n", f);
-	for (size_t i = 0; i < s->nhosts; i++)
-		fprintf(f, "  allow-host %s\n", s->hosts[i]);
+	for (size_t i = 0; i < s->nhosts; i++) {
+		char words[NVMF_AUTH_CFG_TEXT] = "";
+
+		if (s->host_auth[i])
+			nvmf_auth_cfg_words(s->host_auth[i], words,
+					    sizeof(words));
+		fprintf(f, "  allow-host %s%s\n", s->hosts[i], words);
+		OPENSSL_cleanse(words, sizeof(words));
+	}
 	if (!s->listen_all && !s->listen_mask)
 		fputs("  export-none\n", f);
 	for (size_t i = 0; !s->listen_all && i < NVMF_CFG_MAX_LISTEN; i++)

@@ -250,15 +250,23 @@ int nvmf_subsys_create(struct nvmf_tgt *tgt, const struct nvmf_cfg_subsys *c,
 	s->listen_all = !c->listen_mask && !c->export_none;
 	if (c->nhosts) {
 		s->hosts = calloc(c->nhosts, sizeof(*s->hosts));
-		if (!s->hosts)
+		s->host_auth = calloc(c->nhosts, sizeof(*s->host_auth));
+		if (!s->hosts || !s->host_auth)
 			rc = -ENOMEM;
 	}
 	for (size_t i = 0; !rc && i < c->nhosts; i++) {
+		const struct nvmf_auth_cfg *a =
+			c->host_auth ? c->host_auth[i] : NULL;
+
 		s->hosts[i] = strdup(c->hosts[i]);
-		if (!s->hosts[i])
+		s->host_auth[i] = a ? nvmf_auth_cfg_dup(a) : NULL;
+		if (!s->hosts[i] || (a && !s->host_auth[i])) {
+			free(s->hosts[i]);
+			nvmf_auth_cfg_free(s->host_auth[i]);
 			rc = -ENOMEM;
-		else
+		} else {
 			s->nhosts++;
+		}
 	}
 	for (size_t i = 0; !rc && i < c->nns; i++) {
 		const struct nvmf_cfg_ns *cn = &c->ns[i];
@@ -304,8 +312,20 @@ void nvmf_subsys_destroy(struct nvmf_subsys *s)
 		if (ns)
 			nvmf_ns_free(ns);
 	}
-	for (size_t i = 0; i < s->nhosts; i++)
+	for (size_t i = 0; i < s->nhosts; i++) {
 		free(s->hosts[i]);
+		nvmf_auth_cfg_free(s->host_auth[i]);
+	}
 	free(s->hosts);
+	free(s->host_auth);
 	free(s);
+}
+
+const struct nvmf_auth_cfg *
+nvmf_subsys_host_auth_locked(const struct nvmf_subsys *s, const char *hostnqn)
+{
+	for (size_t i = 0; i < s->nhosts; i++)
+		if (!strcmp(s->hosts[i], hostnqn))
+			return s->host_auth[i];
+	return NULL;
 }

@@ -56,6 +56,12 @@ int nvmf_tgt_create(const struct nvmf_config *cfg,
 	for (uint32_t v = cfg->max_io_size / 4096; v > 1; v >>= 1)
 		tgt->mdts++;
 	tgt->next_cntlid = NVME_CNTLID_MIN;
+	{ /* S1 of the Challenges starts anywhere (as nvmet's) */
+		uint32_t seq = 0;
+
+		nvme_auth_random(&seq, sizeof(seq));
+		atomic_init(&tgt->auth_seq, seq);
+	}
 	tgt->disc_genctr = 1;
 	tgt->subsys = calloc(1, sizeof(*tgt->subsys) +
 					(cfg->nsubsys + 1) *
@@ -169,6 +175,19 @@ int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms)
 			nvmf_stat_add(&tgt->n_kato_expired, 1);
 			n++;
 		}
+		/* A queue that never finished authenticating is ended (its
+		 * controller too, if it is the admin queue). */
+		for (uint32_t qid = 0;
+		     c->state == NVMF_CTRL_LIVE && qid <= c->max_qid; qid++) {
+			struct nvmf_queue *q = c->queues[qid];
+			uint64_t dl = q ? atomic_load(&q->auth_deadline_ms) : 0;
+
+			if (!dl || now_ms < dl)
+				continue;
+			nvmf_stat_add(&tgt->n_auth_failed, 1);
+			atomic_store(&q->auth_deadline_ms, 0);
+			nvmf_queue_kill_locked(q);
+		}
 		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&tgt->lock);
@@ -200,6 +219,8 @@ void nvmf_tgt_get_stats(const struct nvmf_tgt *tgt, struct nvmf_tgt_stats *out)
 	out->connects_failed = atomic_load(&tgt->n_connects_failed);
 	out->kato_expired = atomic_load(&tgt->n_kato_expired);
 	out->dropped = atomic_load(&tgt->n_dropped);
+	out->auth_ok = atomic_load(&tgt->n_auth_ok);
+	out->auth_failed = atomic_load(&tgt->n_auth_failed);
 	out->media_errors = atomic_load(&tgt->n_bdev_err[NVMF_BDEV_ERR_MEDIA]);
 	out->capacity_errors =
 		atomic_load(&tgt->n_bdev_err[NVMF_BDEV_ERR_CAPACITY]);

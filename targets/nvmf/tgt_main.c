@@ -32,7 +32,7 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       "backend_inflight=%llu bounces=%llu audit_held=%llu "
 	       "media_errors=%llu "
 	       "capacity_errors=%llu write_protect_errors=%llu "
-	       "internal_errors=%llu\n",
+	       "internal_errors=%llu auth_ok=%llu auth_failed=%llu\n",
 	       when, (unsigned long long)t.ctrls, (unsigned long long)s.queues,
 	       (unsigned long long)t.reqs, (unsigned long long)t.held,
 	       (unsigned long long)s.bufs_in_use,
@@ -62,7 +62,9 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	       (unsigned long long)t.media_errors,
 	       (unsigned long long)t.capacity_errors,
 	       (unsigned long long)t.write_protect_errors,
-	       (unsigned long long)t.internal_errors);
+	       (unsigned long long)t.internal_errors,
+	       (unsigned long long)t.auth_ok,
+	       (unsigned long long)t.auth_failed);
 	fflush(stdout);
 }
 

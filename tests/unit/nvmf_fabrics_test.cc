@@ -75,7 +75,7 @@ TEST_F(NvmfFabrics, OnlyConnectBeforeConnect)
 		  Sc(PropGet(q, NVME_PROP_CAP, NVME_PROP_SIZE_8)));
 	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR,
 		  Sc(Exec(q, Fabrics(NVME_FCTYPE_DISCONNECT, 3))));
-	EXPECT_EQ(NVME_SC_INVALID_OPCODE,
+	EXPECT_EQ(NVME_SC_CMD_SEQ_ERROR,
 		  Sc(Exec(q, Fabrics(NVME_FCTYPE_AUTH_SEND, 4))));
 	EXPECT_EQ(NVME_SC_INVALID_OPCODE, Sc(Exec(q, Fabrics(0x7F, 5))));
 }

@@ -23,6 +23,7 @@
 #include "tests/unit/nvmf_test_util.h"
 
 extern "C" {
+#include "proto/nvme/auth.h"
 #include "targets/nvmf/rpc.h"
 }
 
@@ -293,6 +294,53 @@ TEST_F(NvmfRpc, RemovingAHostDisconnectsIt)
 	// The last host gone: nobody (save_config says allow-no-host).
 	Call("nvmf_subsystem_remove_host", p + kStranger + "\"}");
 	EXPECT_EQ("[]", Subsys(kSub, "hosts"));
+}
+
+TEST_F(NvmfRpc, AHostAddedWithASecretMustAuthenticate)
+{
+	// 32 bytes of 0x41, no transformation, as nvme gen-dhchap-key prints.
+	nvme_auth_key k = {};
+	char key[NVME_AUTH_KEY_TEXT_MAX];
+	k.len = 32;
+	memset(k.key, 0x41, 32);
+	ASSERT_GT(nvme_auth_key_format(&k, key, sizeof(key)), 0);
+	std::string p = std::string("{\"nqn\":\"") + kSub + "\",\"host\":\"" +
+			kStranger + "\"";
+	Resp bad(Call("nvmf_subsystem_add_host",
+		      p + ",\"dhchap_key\":\"DHHC-1:00:abc:\"}")
+			 .c_str());
+	EXPECT_EQ(-32602, bad.Code());
+	EXPECT_NE(std::string::npos, bad.Message().find("\"dhchap_key\""))
+		<< bad.Message();
+	Resp lone(Call("nvmf_subsystem_add_host",
+		       p + ",\"dhchap_hash\":\"sha512\"}")
+			  .c_str());
+	EXPECT_EQ(-32602, lone.Code());
+	EXPECT_NE(std::string::npos, lone.Message().find("need a dhchap-key"));
+	ASSERT_EQ("{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":7}",
+		  Call("nvmf_subsystem_add_host",
+		       p + ",\"dhchap_key\":\"" + key +
+			       "\",\"dhchap_dhgroup\":\"ffdhe3072\"}"));
+	// Listed as authenticating; the secret itself is never shown.
+	std::string hosts = Subsys(kSub, "hosts");
+	EXPECT_NE(std::string::npos,
+		  hosts.find(std::string("{\"nqn\":\"") + kStranger +
+			     "\",\"dhchap\":true,\"dhchap_ctrlr\":false}"))
+		<< hosts;
+	EXPECT_EQ(std::string::npos, hosts.find("DHHC-1")) << hosts;
+	// Its Connect asks for authentication; save_config keeps the secret.
+	nvmf_queue *q = NewQueue(0, 32);
+	nvmf_req r = Connect(q, 0, 31, kSub, kStranger, NVME_CNTLID_DYNAMIC);
+	ASSERT_EQ(0, Status(r));
+	EXPECT_TRUE(r.rsp.result & NVME_CONNECT_AUTHREQ_ATR);
+	Resp saved(Call("save_config").c_str());
+	std::string text =
+		json_string_value(json_object_get(saved.Result(), "config"));
+	EXPECT_NE(std::string::npos,
+		  text.find(std::string("allow-host ") + kStranger +
+			    " dhchap-key=" + key +
+			    " dhchap-dhgroup=ffdhe3072\n"))
+		<< text;
 }
 
 TEST_F(NvmfRpc, AllowAnyHostOffDisconnectsTheUnlisted)
