@@ -119,7 +119,7 @@ static uint16_t reply(struct nvmf_auth *a, const uint8_t *msg, size_t len)
 
 	memcpy(&r, msg, sizeof(r));
 	if (r.t_id != a->t_id)
-		return fail(a, NVME_AUTH_RCE_INCORRECT_MESSAGE);
+		return fail(a, NVME_AUTH_RCE_INCORRECT_PAYLOAD);
 	if (r.hl != a->hl || r.dhvlen != dhlen ||
 	    len < sizeof(r) + 2u * a->hl + dhlen)
 		return fail(a, NVME_AUTH_RCE_INCORRECT_PAYLOAD);
@@ -154,6 +154,8 @@ uint16_t nvmf_auth_send(struct nvmf_auth *a, const uint8_t *msg, size_t len,
 {
 	uint8_t type, id;
 
+	if (a->state == NVMF_AUTH_FAILED) /* final: the queue is closing */
+		return 0;
 	if (len < sizeof(struct nvme_auth_failure))
 		return invalid_field();
 	type = msg[0];
@@ -166,6 +168,12 @@ uint16_t nvmf_auth_send(struct nvmf_auth *a, const uint8_t *msg, size_t len,
 	if (type == NVME_AUTH_TYPE_COMMON && id == NVME_AUTH_MSG_NEGOTIATE) {
 		if (len < sizeof(struct nvme_auth_negotiate))
 			return invalid_field();
+		if (!a->authenticated &&
+		    ++a->attempts > NVMF_AUTH_MAX_ATTEMPTS) {
+			end_xchg(a);
+			a->state = NVMF_AUTH_FAILED;
+			return 0;
+		}
 		a->s1 = s1;
 		return negotiate(a, msg, len);
 	}
@@ -181,17 +189,26 @@ uint16_t nvmf_auth_send(struct nvmf_auth *a, const uint8_t *msg, size_t len,
 	case NVMF_AUTH_SUCCESS2:
 		if (id != NVME_AUTH_MSG_SUCCESS2 ||
 		    ((const struct nvme_auth_success2 *)(const void *)msg)
-				    ->t_id != a->t_id)
-			return fail(a, NVME_AUTH_RCE_INCORRECT_MESSAGE);
+				    ->t_id != a->t_id) {
+			/* The host reads nothing after Success2: no
+			 * Failure1 would reach it. */
+			end_xchg(a);
+			a->state = NVMF_AUTH_FAILED;
+			return 0;
+		}
 		end_xchg(a);
 		a->state = NVMF_AUTH_DONE;
 		a->authenticated = true;
 		return 0;
+	case NVMF_AUTH_DONE: /* likewise: nobody reads a Failure1 */
+		end_xchg(a);
+		a->state = NVMF_AUTH_FAILED;
+		return 0;
+	case NVMF_AUTH_FAILURE1: /* the Failure1 is still to be read */
+		return 0;
 	case NVMF_AUTH_NEGOTIATE:
 	case NVMF_AUTH_CHALLENGE:
 	case NVMF_AUTH_SUCCESS1:
-	case NVMF_AUTH_FAILURE1:
-	case NVMF_AUTH_DONE:
 	case NVMF_AUTH_FAILED:
 		break;
 	}
@@ -266,10 +283,12 @@ uint16_t nvmf_auth_recv(struct nvmf_auth *a, uint8_t *buf, size_t al,
 	case NVMF_AUTH_REPLY:
 	case NVMF_AUTH_SUCCESS2:
 	case NVMF_AUTH_DONE:
-	case NVMF_AUTH_FAILED:
 		fail(a, NVME_AUTH_RCE_INCORRECT_MESSAGE);
 		break;
 	case NVMF_AUTH_FAILURE1:
+	case NVMF_AUTH_FAILED: /* final: Failure1 again */
+		if (!a->fail_exp)
+			a->fail_exp = NVME_AUTH_RCE_FAILED;
 		break;
 	}
 	if (al < sizeof(f))

@@ -9,12 +9,15 @@
  *   REPLY --Send Reply (R1 right)--> SUCCESS1 --Receive--> DONE, or
  *                                               SUCCESS2 (bidirectional)
  *   SUCCESS2 --Send Success2--> DONE
- *   any protocol error --> FAILURE1 --Receive Failure1--> FAILED
+ *   a protocol error --> FAILURE1 --Receive Failure1--> FAILED
+ *   a wrong message after Success1 / on a done queue --> FAILED
  *   Send Failure2 (the host gave up) --> FAILED
  *
- * A Negotiate in any state starts a new transaction (the host
- * re-authenticates a live queue that way); a queue authenticated once
- * stays usable while it does, and is closed if that fails.
+ * FAILED is final: the queue closes, nothing moves it again. A Negotiate
+ * in any other state starts a new transaction (the host re-authenticates
+ * a live queue that way; a queue authenticated once stays usable while
+ * it does, and closes if that fails); at most NVMF_AUTH_MAX_ATTEMPTS
+ * before the first success.
  */
 #ifndef WHARF_TARGETS_NVMF_AUTH_H
 #define WHARF_TARGETS_NVMF_AUTH_H
@@ -66,7 +69,12 @@ struct nvmf_auth {
 	bool bidi;
 	uint8_t r2[NVME_AUTH_MAX_HASH_LEN];
 	uint8_t fail_exp; /* NVME_AUTH_RCE_* for Failure1 */
+	uint8_t attempts; /* transactions started before the first success */
 };
+
+/* Transactions a queue may start before one succeeds: each costs the
+ * shard a DH key pair, and an NQN is no secret. */
+#define NVMF_AUTH_MAX_ATTEMPTS 3
 
 /* The largest message either side sends: a Challenge or Reply with
  * SHA-512 and ffdhe8192 (16 + 2 * 64 + 1024 bytes). */

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <openssl/crypto.h>
+
 #include "cli/cli.h"
 #include "targets/nvmf/nqn.h"
 #include "proto/nvme/spec_fabrics.h"
@@ -486,35 +488,28 @@ static int do_namespace(struct line_ctx *c)
 	return 0;
 }
 
-/* "allow-host NQN". */
-static int do_allow_host(struct line_ctx *c)
+/* The host's own part of an allow-host line (its secrets parsed into
+ * @auth), checked; 0 or the error set. */
+static int allow_host_check(struct line_ctx *c, struct nvmf_cfg_subsys *s,
+			    struct nvmf_auth_cfg *auth)
 {
-	struct nvmf_cfg_subsys *s = cur_subsys(c);
-	struct nvmf_auth_cfg auth, **aarr;
 	char why[160];
-	char **arr;
 
-	if (!s)
-		return -EINVAL;
-	if (need_args(c, 1, 5,
-		      "allow-host NQN [dhchap-key=SECRET] "
-		      "[dhchap-ctrl-key=SECRET] [dhchap-hash=H] "
-		      "[dhchap-dhgroup=G]"))
-		return -EINVAL;
-	nvmf_auth_cfg_init(&auth);
 	for (int i = 2; i < c->n; i++) {
-		int rc = nvmf_auth_cfg_option(c->w[i], &auth, why, sizeof(why));
+		const char *eq = strchr(c->w[i], '=');
+		int rc = nvmf_auth_cfg_option(c->w[i], auth, why, sizeof(why));
 
+		/* Only the name: the word may carry a secret. */
 		if (rc == -ENOENT)
 			return fail(c,
-				    "allow-host: \"%.40s\" is not dhchap-key=, "
-				    "dhchap-ctrl-key=, dhchap-hash= or "
-				    "dhchap-dhgroup=",
-				    c->w[i]);
+				    "allow-host: \"%.*s\" is not dhchap-key, "
+				    "dhchap-ctrl-key, dhchap-hash or "
+				    "dhchap-dhgroup",
+				    (int)(eq ? eq - c->w[i] : 24), c->w[i]);
 		if (rc)
 			return fail(c, "allow-host: %s", why);
 	}
-	if (nvmf_auth_cfg_check(&auth, why, sizeof(why)))
+	if (nvmf_auth_cfg_check(auth, why, sizeof(why)))
 		return fail(c, "allow-host: %s", why);
 	if (s->allow_any || s->allow_none)
 		return fail(c,
@@ -522,6 +517,9 @@ static int do_allow_host(struct line_ctx *c)
 			    "%s (line %u)",
 			    s->allow_any ? "allow-any-host" : "allow-no-host",
 			    s->allow_line);
+	if (strstr(c->w[1], "DHHC-1"))
+		return fail(c, "allow-host: a secret where the host NQN "
+			       "belongs (allow-host NQN dhchap-key=...)");
 	if (!nvmf_nqn_valid(c->w[1]))
 		return fail(c, "allow-host: \"%s\" is not a valid NQN",
 			    c->w[1]);
@@ -531,28 +529,46 @@ static int do_allow_host(struct line_ctx *c)
 	if (s->nhosts == NVMF_CFG_MAX_HOSTS)
 		return fail(c, "allow-host: more than %d hosts",
 			    NVMF_CFG_MAX_HOSTS);
-	arr = realloc(s->hosts, (s->nhosts + 1) * sizeof(*arr));
-	if (!arr)
-		return -ENOMEM;
-	s->hosts = arr;
-	aarr = realloc(s->host_auth, (s->nhosts + 1) * sizeof(*aarr));
-	if (!aarr)
-		return -ENOMEM;
-	s->host_auth = aarr;
-	s->host_auth[s->nhosts] = NULL;
-	if (auth.key.len) {
-		s->host_auth[s->nhosts] = malloc(sizeof(auth));
-		if (!s->host_auth[s->nhosts])
-			return -ENOMEM;
-		*s->host_auth[s->nhosts] = auth;
+	return 0;
+}
+
+/* "allow-host NQN [dhchap-...=...]". */
+static int do_allow_host(struct line_ctx *c)
+{
+	struct nvmf_cfg_subsys *s = cur_subsys(c);
+	struct nvmf_auth_cfg auth, **aarr, *adup = NULL;
+	char **arr, *dup = NULL;
+	int rc;
+
+	if (!s)
+		return -EINVAL;
+	if (need_args(c, 1, 5,
+		      "allow-host NQN [dhchap-key=SECRET] "
+		      "[dhchap-ctrl-key=SECRET] [dhchap-hash=H] "
+		      "[dhchap-dhgroup=G]"))
+		return -EINVAL;
+	nvmf_auth_cfg_init(&auth);
+	rc = allow_host_check(c, s, &auth);
+	if (!rc) {
+		dup = strdup(c->w[1]);
+		adup = auth.key.len ? nvmf_auth_cfg_dup(&auth) : NULL;
+		arr = realloc(s->hosts, (s->nhosts + 1) * sizeof(*arr));
+		if (arr)
+			s->hosts = arr;
+		aarr = realloc(s->host_auth, (s->nhosts + 1) * sizeof(*aarr));
+		if (aarr)
+			s->host_auth = aarr;
+		if (!dup || (auth.key.len && !adup) || !arr || !aarr)
+			rc = -ENOMEM;
 	}
-	nvme_auth_key_clear(&auth.key);
-	nvme_auth_key_clear(&auth.ctrl_key);
-	s->hosts[s->nhosts] = strdup(c->w[1]);
-	if (!s->hosts[s->nhosts]) {
-		nvmf_auth_cfg_free(s->host_auth[s->nhosts]);
-		return -ENOMEM;
+	OPENSSL_cleanse(&auth, sizeof(auth));
+	if (rc) {
+		free(dup);
+		nvmf_auth_cfg_free(adup);
+		return rc;
 	}
+	s->hosts[s->nhosts] = dup;
+	s->host_auth[s->nhosts] = adup;
 	s->nhosts++;
 	if (!s->allow_line)
 		s->allow_line = c->lineno;

@@ -105,8 +105,8 @@ struct nvmf_cfg_subsys {
 	bool allow_any;
 	bool allow_none; /* "allow-no-host": closed until hosts are added */
 	char **hosts;	 /* owned NQNs */
-	/* Parallel to hosts (NULL when no host has one): each host's
-	 * DH-HMAC-CHAP secrets (owned), NULL for a host without. */
+	/* Parallel to hosts, allocated with it: each host's DH-HMAC-CHAP
+	 * secrets (owned), NULL for a host without. */
 	struct nvmf_auth_cfg **host_auth;
 	size_t nhosts;
 	struct nvmf_cfg_ns *ns;

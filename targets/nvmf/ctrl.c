@@ -118,6 +118,7 @@ uint16_t nvmf_ctrl_create(struct nvmf_queue *admin, struct nvmf_subsys *s,
 	}
 	pthread_mutex_unlock(&tgt->lock);
 	if (!c->cntlid) {
+		OPENSSL_cleanse(&c->auth_cfg, sizeof(c->auth_cfg));
 		pthread_mutex_destroy(&c->lock);
 		free(c->queues);
 		free(c);

@@ -41,7 +41,7 @@ static uint16_t connect_prep(struct nvmf_queue *q, struct nvmf_req *req)
 {
 	const struct nvme_connect_cmd *c = &req->cmd.connect;
 
-	if (q->live)
+	if (q->live || q->ctrl)
 		return nvmf_sts_gen(NVME_SC_CMD_SEQ_ERROR);
 	if (c->recfmt != 0)
 		return nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INCOMPAT_FMT);
@@ -142,6 +142,9 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 	if (q->ctrl->auth) {
 		q->auth = malloc(sizeof(*q->auth));
 		if (!q->auth) {
+			/* Undo the create / join: no controller may keep a
+			 * queue that is not live. */
+			nvmf_ctrl_detach(q);
 			*why = "no memory for authentication";
 			return nvmf_sts_gen(NVME_SC_INTERNAL);
 		}
@@ -301,10 +304,14 @@ static uint16_t auth_exec(struct nvmf_queue *q, struct nvmf_req *req)
 			memset((uint8_t *)req->data + len, 0,
 			       req->xfer_len - len);
 	}
+	/* The keep-alive scan may end the queue at its deadline at the same
+	 * moment: whoever takes the deadline counts a first transaction's
+	 * failure (a later one has no deadline). */
 	if (q->auth->state == NVMF_AUTH_FAILED) {
-		if (before != NVMF_AUTH_FAILED)
+		if (before != NVMF_AUTH_FAILED &&
+		    (atomic_exchange(&q->auth_deadline_ms, 0) ||
+		     q->auth->authenticated))
 			nvmf_stat_add(&tgt->n_auth_failed, 1);
-		atomic_store(&q->auth_deadline_ms, 0); /* closing anyway */
 		req->close_after = true;
 	} else if (q->auth->state == NVMF_AUTH_DONE &&
 		   before != NVMF_AUTH_DONE) {

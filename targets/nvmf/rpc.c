@@ -471,13 +471,18 @@ static int auth_params(struct rpc_call *c, struct nvmf_auth_cfg *a)
 		if (!(v = rpc_str(c, names[i][0])))
 			return -1;
 		snprintf(word, sizeof(word), "%s=%s", names[i][1], v);
-		if (nvmf_auth_cfg_option(word, a, why, sizeof(why)))
+		if (nvmf_auth_cfg_option(word, a, why, sizeof(why))) {
+			OPENSSL_cleanse(word, sizeof(word));
+			OPENSSL_cleanse(a, sizeof(*a));
 			return rpc_fail(c, NVMF_RPC_INVALID_PARAMS,
 					"\"%s\": %s", names[i][0], why);
+		}
 	}
 	OPENSSL_cleanse(word, sizeof(word));
-	if (nvmf_auth_cfg_check(a, why, sizeof(why)))
+	if (nvmf_auth_cfg_check(a, why, sizeof(why))) {
+		OPENSSL_cleanse(a, sizeof(*a));
 		return rpc_fail(c, NVMF_RPC_INVALID_PARAMS, "%s", why);
+	}
 	return 0;
 }
 

@@ -180,12 +180,16 @@ int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms)
 		for (uint32_t qid = 0;
 		     c->state == NVMF_CTRL_LIVE && qid <= c->max_qid; qid++) {
 			struct nvmf_queue *q = c->queues[qid];
-			uint64_t dl = q ? atomic_load(&q->auth_deadline_ms) : 0;
+			uint_fast64_t dl =
+				q ? atomic_load(&q->auth_deadline_ms) : 0;
 
-			if (!dl || now_ms < dl)
+			/* Taken only if the queue did not finish meanwhile
+			 * (it clears the deadline on its thread). */
+			if (!dl || now_ms < dl ||
+			    !atomic_compare_exchange_strong(
+				    &q->auth_deadline_ms, &dl, 0))
 				continue;
 			nvmf_stat_add(&tgt->n_auth_failed, 1);
-			atomic_store(&q->auth_deadline_ms, 0);
 			nvmf_queue_kill_locked(q);
 		}
 		pthread_mutex_unlock(&c->lock);

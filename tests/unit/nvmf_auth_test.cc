@@ -358,6 +358,89 @@ TEST_F(NvmfAuth, ProtocolErrorsAnswerWithTheirReason)
 	EXPECT_EQ(3u, Stats().auth_failed);
 }
 
+TEST_F(NvmfAuth, AFailureIsFinalAndAttemptsAreCapped)
+{
+	nvmf_queue *q = NewQueue(0, 32);
+	ASSERT_EQ(0, Status(Connect(q, 0, 31, kAuthSub, kAuthHost,
+				    NVME_CNTLID_DYNAMIC)));
+	ASSERT_TRUE(Authenticate(q, kAuthSub, Secret(0x12, 32, 1)).failed);
+	// Nothing brings a failed queue back: not a new transaction with the
+	// right secret.
+	nvmf_req r = AuthSend(q, Negotiate(8, {0}));
+	EXPECT_EQ(0, Status(r));
+	EXPECT_TRUE(r.close_after);
+	std::vector<uint8_t> f = AuthRecv(q, &r);
+	EXPECT_EQ(NVME_AUTH_MSG_FAILURE1, f[1]);
+	EXPECT_EQ(NVME_SC_AUTH_REQUIRED,
+		  Sc(PropGet(q, NVME_PROP_CAP, NVME_PROP_SIZE_8)));
+	EXPECT_EQ(1u, Stats().auth_failed);
+	// Three transactions may start before one succeeds; the fourth
+	// closes the queue (each one costs the shard a DH key pair).
+	nvmf_queue *q2 = NewQueue(0, 32);
+	ASSERT_EQ(0, Status(Connect(q2, 0, 31, kOther, kAuthHost,
+				    NVME_CNTLID_DYNAMIC)));
+	for (int i = 0; i < NVMF_AUTH_MAX_ATTEMPTS; i++) {
+		r = AuthSend(q2, Negotiate((uint16_t)i, {1}));
+		EXPECT_FALSE(r.close_after) << i;
+		AuthRecv(q2, &r); // a Challenge never answered
+		EXPECT_EQ(0, Status(r));
+	}
+	r = AuthSend(q2, Negotiate(9, {1}));
+	EXPECT_TRUE(r.close_after);
+	EXPECT_EQ(2u, Stats().auth_failed);
+}
+
+TEST_F(NvmfAuth, WrongTransactionIdsAndLateMessages)
+{
+	nvmf_queue *q = NewQueue(0, 32);
+	ASSERT_EQ(0, Status(Connect(q, 0, 31, kAuthSub, kAuthHost,
+				    NVME_CNTLID_DYNAMIC)));
+	nvmf_req r;
+	ASSERT_EQ(0, Status(AuthSend(q, Negotiate(5, {0}))));
+	AuthRecv(q, &r);
+	ASSERT_EQ(0, Status(r));
+	// A Reply of another transaction: incorrect payload.
+	std::vector<uint8_t> reply(16 + 2 * 32, 0);
+	reply[0] = NVME_AUTH_TYPE_DHCHAP;
+	reply[1] = NVME_AUTH_MSG_REPLY;
+	reply[4] = 6; // t_id 6, not 5
+	reply[6] = 32;
+	ASSERT_EQ(0, Status(AuthSend(q, reply)));
+	std::vector<uint8_t> f = AuthRecv(q, &r);
+	EXPECT_EQ(NVME_AUTH_MSG_FAILURE1, f[1]);
+	EXPECT_EQ(NVME_AUTH_RCE_INCORRECT_PAYLOAD, f[7]);
+	// An authenticated queue that gets a stray DH-HMAC-CHAP message
+	// closes at once (no Failure1 would be read).
+	nvmf_queue *q2 = NewQueue(0, 32);
+	ASSERT_EQ(0, Status(Connect(q2, 0, 31, kAuthSub, kAuthHost,
+				    NVME_CNTLID_DYNAMIC)));
+	ASSERT_FALSE(Authenticate(q2, kAuthSub, host_key_).failed);
+	nvme_auth_success2 s2 = {};
+	s2.auth_type = NVME_AUTH_TYPE_DHCHAP;
+	s2.auth_id = NVME_AUTH_MSG_SUCCESS2;
+	std::vector<uint8_t> m(sizeof(s2));
+	memcpy(m.data(), &s2, sizeof(s2));
+	r = AuthSend(q2, m);
+	EXPECT_EQ(0, Status(r));
+	EXPECT_TRUE(r.close_after);
+	EXPECT_EQ(NVME_SC_AUTH_REQUIRED,
+		  Sc(PropGet(q2, NVME_PROP_CAP, NVME_PROP_SIZE_8)));
+	// An I/O queue that has not authenticated runs no I/O.
+	nvmf_queue *a = NewQueue(0, 32);
+	ASSERT_EQ(0, Status(Connect(a, 0, 31, kAuthSub, kAuthHost,
+				    NVME_CNTLID_DYNAMIC)));
+	ASSERT_FALSE(Authenticate(a, kAuthSub, host_key_).failed);
+	ASSERT_EQ(0, Status(PropSet(a, NVME_PROP_CC, CcEnable())));
+	nvmf_queue *io = NewQueue(1, 32);
+	ASSERT_EQ(0, Status(Connect(io, 1, 31, kAuthSub, kAuthHost,
+				    nvmf_queue_cntlid(a))));
+	r = Exec(io, Cmd(NVME_IO_FLUSH, 3, 1));
+	EXPECT_EQ(NVME_SCT_CMD, Sct(r));
+	EXPECT_EQ(NVME_SC_AUTH_REQUIRED, Sc(r));
+	ASSERT_FALSE(Authenticate(io, kAuthSub, host_key_).failed);
+	EXPECT_EQ(0, Status(Exec(io, Cmd(NVME_IO_FLUSH, 4, 1))));
+}
+
 TEST_F(NvmfAuth, AQueueThatNeverAuthenticatesIsEnded)
 {
 	nvmf_queue *q = NewQueue(0, 32);
@@ -388,7 +471,11 @@ TEST_F(NvmfAuth, SecretsInTheConfigurationAndSaved)
 		{" dhchap-hash=md5", "is not sha256, sha384 or sha512"},
 		{" dhchap-dhgroup=ffdhe1024", "is not null or ffdhe2048"},
 		{" dhchap-hash=sha512", "need a dhchap-key"},
-		{" colour=blue", "is not dhchap-key="},
+		{" colour=blue", "\"colour\" is not dhchap-key"},
+		// A misspelt name: the secret after it is not echoed.
+		{" dhchap_key=DHHC-1:00:"
+		 "QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUE=:",
+		 "\"dhchap_key\" is not dhchap-key"},
 	};
 	for (const auto &b : bad) {
 		std::string text = std::string("listen 10.0.0.1\nsubsystem ") +
@@ -401,6 +488,7 @@ TEST_F(NvmfAuth, SecretsInTheConfigurationAndSaved)
 					    err, sizeof(err)))
 			<< b.opts;
 		EXPECT_NE(nullptr, strstr(err, b.err)) << err;
+		EXPECT_EQ(nullptr, strstr(err, "QUFB")) << err;
 		nvmf_config_free(&cfg);
 	}
 	// save_config writes the secrets back as given (the config file
