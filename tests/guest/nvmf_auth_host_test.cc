@@ -1,8 +1,8 @@
 // DH-HMAC-CHAP between wharf-nvmf-tgt and the Linux host (6.12 guest
 // kernel: nvme-rdma with CONFIG_NVME_HOST_AUTH, driven by the stock
 // nvme-cli's --dhchap-secret / --dhchap-ctrl-secret). The host with the
-// right secret connects and does I/O (unidirectional with the null
-// group; bidirectional with SHA-384 and ffdhe2048); a wrong secret, a
+// right secret connects (unidirectional with the null group;
+// bidirectional with SHA-384 and ffdhe2048, fio verify through it); a wrong secret, a
 // wrong controller secret and no secret at all are refused, counted, and
 // leave nothing behind. The connect time with and without authentication
 // is printed and recorded side by side.
@@ -184,8 +184,6 @@ TEST_F(AuthHost, TheRightSecretConnectsAndTheConnectTimeIsRecorded)
 				     &auth_ms[i]))
 			<< out << tgt_->Log();
 		ASSERT_FALSE(Block(kUni).empty());
-		if (i == 0)
-			VerifyIo(Block(kUni));
 		EXPECT_EQ(0,
 			  Sh(std::string("nvme disconnect -n ") + kUni, &out))
 			<< out;
