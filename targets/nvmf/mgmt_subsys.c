@@ -158,7 +158,8 @@ int nvmf_tgt_subsys_delete(struct nvmf_tgt *tgt, const char *subnqn,
 	if (disconnected)
 		*disconnected = n;
 	/* The killed queues end on their shards; each one's destroy frees
-	 * its controller with the last queue. */
+	 * its controller with the last queue. This is the management
+	 * thread (never a shard): it may sleep while it waits. */
 	for (unsigned waited = 0;; waited += 2) {
 		pthread_mutex_lock(&tgt->lock);
 		busy = has_ctrls_locked(tgt, s);

@@ -6,7 +6,6 @@
 // wrong controller secret and no secret at all are refused, counted, and
 // leave nothing behind. The connect time with and without authentication
 // is printed and recorded side by side.
-#include <dirent.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -119,27 +118,11 @@ class AuthHost : public ::testing::Test
 	{
 		std::string dev;
 		Poll([&] {
-			for (const std::string &c :
-			     NvmeCtrls("subsysnqn", nqn)) {
-				DIR *d = opendir(
-					("/sys/class/nvme/" + c).c_str());
-				struct dirent *e;
-				while (d && (e = readdir(d))) {
-					std::string n = e->d_name;
-					size_t cp = n.find('c', 4),
-					       ns = n.rfind('n');
-					if (n.rfind("nvme", 0) != 0 || ns <= 4)
-						continue;
-					if (cp != std::string::npos && cp < ns)
-						n = n.substr(0, cp) +
-						    n.substr(ns);
+			for (const std::string &c : NvmeCtrls("subsysnqn", nqn))
+				for (const std::string &n : NvmeBlockNames(c))
 					if (access(("/dev/" + n).c_str(),
 						   F_OK) == 0)
 						dev = n;
-				}
-				if (d)
-					closedir(d);
-			}
 			return !dev.empty();
 		});
 		return dev;

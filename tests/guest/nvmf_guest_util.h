@@ -88,6 +88,27 @@ inline std::vector<std::string> NvmeCtrls(const std::string &attr,
 	return found;
 }
 
+// The namespace block devices of controller @ctrl: nvmeAnC, from nvmeAnC
+// or (native multipath) the path node nvmeAcBnC.
+inline std::vector<std::string> NvmeBlockNames(const std::string &ctrl)
+{
+	std::vector<std::string> found;
+	DIR *d = opendir(("/sys/class/nvme/" + ctrl).c_str());
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		std::string n = e->d_name;
+		size_t c = n.find('c', 4), ns = n.rfind('n');
+		if (n.rfind("nvme", 0) != 0 || ns <= 4)
+			continue;
+		if (c != std::string::npos && c < ns)
+			n = n.substr(0, c) + n.substr(ns);
+		found.push_back(n);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 inline std::string TgtPath()
 {
 	return wharf_guest::built_program("targets/nvmf/wharf-nvmf-tgt");

@@ -69,27 +69,6 @@ std::string Rpc(const std::string &method, const std::string &params = "{}")
 }
 constexpr uint64_t kNsBytes = 64ull << 20;
 
-// The namespace block devices of controller @ctrl: nvmeAnC, from nvmeAnC
-// or (native multipath) the path node nvmeAcBnC.
-std::vector<std::string> BlockNames(const std::string &ctrl)
-{
-	std::vector<std::string> found;
-	DIR *d = opendir(("/sys/class/nvme/" + ctrl).c_str());
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		std::string n = e->d_name;
-		size_t c = n.find('c', 4), ns = n.rfind('n');
-		if (n.rfind("nvme", 0) != 0 || ns <= 4)
-			continue;
-		if (c != std::string::npos && c < ns)
-			n = n.substr(0, c) + n.substr(ns);
-		found.push_back(n);
-	}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 class KernelHost : public ::testing::Test
 {
       protected:
@@ -172,7 +151,7 @@ class KernelHost : public ::testing::Test
 	// listed when it has several).
 	static std::string Block(const std::string &ctrl)
 	{
-		std::vector<std::string> b = BlockNames(ctrl);
+		std::vector<std::string> b = NvmeBlockNames(ctrl);
 		return b.empty() ? "" : b.back();
 	}
 
@@ -379,7 +358,7 @@ TEST_F(KernelHost, SubsystemServedOnItsExportedListenerOnly)
 // The block device of namespace @nsid of controller @ctrl, or "".
 std::string NsDev(const std::string &ctrl, uint32_t nsid)
 {
-	for (const std::string &n : BlockNames(ctrl))
+	for (const std::string &n : NvmeBlockNames(ctrl))
 		if (Trim(ReadFile("/sys/block/" + n + "/nsid")) ==
 		    std::to_string(nsid))
 			return n;
