@@ -168,6 +168,18 @@ int nvmf_auth_cfg_option(const char *word, struct nvmf_auth_cfg *a, char *why,
 int nvmf_auth_cfg_check(const struct nvmf_auth_cfg *a, char *why,
 			size_t whylen);
 
+/**
+ * nvmf_hosts_grow() - room for one more host in an allow-list and its
+ * parallel secrets array (the configuration's and a subsystem's).
+ * @hosts: the NQN array (replaced when it moves).
+ * @auth: the parallel secrets array (likewise).
+ * @n: the hosts there now.
+ *
+ * Return: 0; -ENOMEM (both arrays still valid, with @n entries).
+ * Context: any thread; the caller's lock for the arrays.
+ */
+int nvmf_hosts_grow(char ***hosts, struct nvmf_auth_cfg ***auth, size_t n);
+
 /* A copy on the heap (NULL without memory), and its cleansing free(). */
 struct nvmf_auth_cfg *nvmf_auth_cfg_dup(const struct nvmf_auth_cfg *a);
 void nvmf_auth_cfg_free(struct nvmf_auth_cfg *a);

@@ -161,3 +161,16 @@ void nvmf_auth_cfg_free(struct nvmf_auth_cfg *a)
 	OPENSSL_cleanse(a, sizeof(*a));
 	free(a);
 }
+
+int nvmf_hosts_grow(char ***hosts, struct nvmf_auth_cfg ***auth, size_t n)
+{
+	char **h = realloc(*hosts, (n + 1) * sizeof(*h));
+	struct nvmf_auth_cfg **a;
+
+	if (h)
+		*hosts = h;
+	a = realloc(*auth, (n + 1) * sizeof(*a));
+	if (a)
+		*auth = a;
+	return h && a ? 0 : -ENOMEM;
+}

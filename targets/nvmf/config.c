@@ -536,8 +536,8 @@ static int allow_host_check(struct line_ctx *c, struct nvmf_cfg_subsys *s,
 static int do_allow_host(struct line_ctx *c)
 {
 	struct nvmf_cfg_subsys *s = cur_subsys(c);
-	struct nvmf_auth_cfg auth, **aarr, *adup = NULL;
-	char **arr, *dup = NULL;
+	struct nvmf_auth_cfg auth, *adup = NULL;
+	char *dup = NULL;
 	int rc;
 
 	if (!s)
@@ -552,13 +552,8 @@ static int do_allow_host(struct line_ctx *c)
 	if (!rc) {
 		dup = strdup(c->w[1]);
 		adup = auth.key.len ? nvmf_auth_cfg_dup(&auth) : NULL;
-		arr = realloc(s->hosts, (s->nhosts + 1) * sizeof(*arr));
-		if (arr)
-			s->hosts = arr;
-		aarr = realloc(s->host_auth, (s->nhosts + 1) * sizeof(*aarr));
-		if (aarr)
-			s->host_auth = aarr;
-		if (!dup || (auth.key.len && !adup) || !arr || !aarr)
+		if (!dup || (auth.key.len && !adup) ||
+		    nvmf_hosts_grow(&s->hosts, &s->host_auth, s->nhosts))
 			rc = -ENOMEM;
 	}
 	OPENSSL_cleanse(&auth, sizeof(auth));

@@ -45,8 +45,8 @@ int nvmf_tgt_host_add(struct nvmf_tgt *tgt, const char *subnqn,
 		      const char *hostnqn, const struct nvmf_auth_cfg *auth)
 {
 	struct nvmf_subsys *s = nvm_subsys(tgt, subnqn);
-	struct nvmf_auth_cfg **aarr, *adup = NULL;
-	char **arr, *dup;
+	struct nvmf_auth_cfg *adup = NULL;
+	char *dup;
 	int rc = 0;
 
 	if (!s)
@@ -70,13 +70,7 @@ int nvmf_tgt_host_add(struct nvmf_tgt *tgt, const char *subnqn,
 		if (!strcmp(s->hosts[i], hostnqn))
 			rc = -EEXIST;
 	if (!rc) {
-		arr = realloc(s->hosts, (s->nhosts + 1) * sizeof(*arr));
-		if (arr)
-			s->hosts = arr;
-		aarr = realloc(s->host_auth, (s->nhosts + 1) * sizeof(*aarr));
-		if (aarr)
-			s->host_auth = aarr;
-		if (!arr || !aarr) {
+		if (nvmf_hosts_grow(&s->hosts, &s->host_auth, s->nhosts)) {
 			rc = -ENOMEM;
 		} else {
 			s->host_auth[s->nhosts] = adup;
