@@ -66,8 +66,49 @@ if [ -z "$kpkg" ]; then
 	exit 1
 fi
 
+# Initramfs: static busybox, the modules needed to mount 9p over virtio in
+# dependency order (as modprobe resolves them), and our /init.  Written to
+# DIR/initrd.gz from the kernel unpacked in DIR/root; DIR/init.sum records
+# which initramfs-init it carries, so that a changed one is rebuilt into
+# an already prepared kernel's directory.
+build_initrd() { # dir
+	local d=$1 kv ird m ko
+	kv=$(cat "$d/kver")
+	ird=$d/initramfs
+	rm -rf "$ird"
+	mkdir -p "$ird"/{bin,dev,proc,sys,newroot,modules}
+	cp /bin/busybox "$ird/bin/busybox"
+	: >"$ird/modules/order"
+	for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -d "$d/root" -S "$kv" --show-depends "$m" |
+			awk '$1 == "insmod" {print $2}'
+	done | awk '!seen[$0]++' | while read -r ko; do
+		# busybox's insmod takes plain modules; 6.12's are
+		# xz-compressed (the guest's modprobe, the host's kmod, reads
+		# those as they are).
+		m=$(basename "$ko")
+		case "$m" in
+		*.ko.xz) xz -dc "$ko" >"$ird/modules/${m%.xz}" ;;
+		*.ko.zst) zstd -qdc "$ko" >"$ird/modules/${m%.zst}" ;;
+		*) cp "$ko" "$ird/modules/$m" ;;
+		esac
+		basename "${m%.ko*}.ko" >>"$ird/modules/order"
+	done
+	cp "$here/initramfs-init" "$ird/init"
+	chmod 755 "$ird/init"
+	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$d/initrd.gz.tmp"
+	mv "$d/initrd.gz.tmp" "$d/initrd.gz"
+	rm -rf "$ird"
+	sha256sum <"$here/initramfs-init" | cut -d' ' -f1 >"$d/init.sum"
+}
+
 dir=$cache/$kpkg
 if [ -f "$dir/ready" ]; then
+	if [ "$(cat "$dir/init.sum" 2>/dev/null)" != \
+		"$(sha256sum <"$here/initramfs-init" | cut -d' ' -f1)" ]; then
+		log "initramfs-init changed: rebuilding $dir/initrd.gz"
+		build_initrd "$dir"
+	fi
 	echo "$dir"
 	exit 0
 fi
@@ -86,30 +127,7 @@ depmod -b "$dir.tmp/root" "$kver"
 cp "$dir.tmp/root/boot/vmlinuz-$kver" "$dir.tmp/vmlinuz"
 echo "$kver" >"$dir.tmp/kver"
 
-# Initramfs: static busybox, the modules needed to mount 9p over virtio in
-# dependency order (as modprobe resolves them), and our /init.
-ird=$dir.tmp/initramfs
-mkdir -p "$ird"/{bin,dev,proc,sys,newroot,modules}
-cp /bin/busybox "$ird/bin/busybox"
-: >"$ird/modules/order"
-for m in virtio_pci 9pnet_virtio 9p; do
-	modprobe -d "$dir.tmp/root" -S "$kver" --show-depends "$m" |
-		awk '$1 == "insmod" {print $2}'
-done | awk '!seen[$0]++' | while read -r ko; do
-	# busybox's insmod takes plain modules; 6.12's are xz-compressed (the
-	# guest's modprobe, the host's kmod, reads those as they are).
-	m=$(basename "$ko")
-	case "$m" in
-	*.ko.xz) xz -dc "$ko" >"$ird/modules/${m%.xz}" ;;
-	*.ko.zst) zstd -qdc "$ko" >"$ird/modules/${m%.zst}" ;;
-	*) cp "$ko" "$ird/modules/$m" ;;
-	esac
-	basename "${m%.ko*}.ko" >>"$ird/modules/order"
-done
-cp "$here/initramfs-init" "$ird/init"
-chmod 755 "$ird/init"
-(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$dir.tmp/initrd.gz"
-rm -rf "$ird"
+build_initrd "$dir.tmp"
 
 touch "$dir.tmp/ready"
 rm -rf "$dir"
