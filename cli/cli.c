@@ -1,10 +1,12 @@
 /*
- * cli/cli.c - numbers, sizes and CPU lists for the programs (cli.h).
+ * cli/cli.c - numbers, sizes, CPU lists and poll modes for the programs
+ * (cli.h).
  */
 #include "cli/cli.h"
 
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Decimal digits from *@s into @out, stopping at the first non-digit;
  * -EINVAL for no digit or a value beyond 64 bits. */
@@ -65,6 +67,18 @@ static unsigned suffix_shift(char c)
 	default:
 		return 0;
 	}
+}
+
+int cli_poll_mode(const char *s, int *out)
+{
+	static const char *const names[] = {"event", "busy", "adaptive"};
+
+	for (int i = 0; i < 3; i++)
+		if (s && !strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 int cli_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)

@@ -54,6 +54,14 @@ int cli_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int cli_cpu_list(const char *s, unsigned max_cpu, int *cpus, unsigned max,
 		 unsigned *n);
 
+/**
+ * cli_poll_mode() - how idle shards wait, by name: "event" (0, block in
+ * epoll), "busy" (1, spin), "adaptive" (2, spin a while, then block):
+ * enum wharf_poll_mode's values.
+ * Return: 0; -EINVAL for any other name.
+ */
+int cli_poll_mode(const char *s, int *out);
+
 /* The CPU numbers a list may name: 0 .. CLI_CPU_LIMIT - 1. */
 #define CLI_CPU_LIMIT 4096u
 

@@ -144,19 +144,6 @@ static int pattern(const char *v, enum perf_pattern *out)
 	return -EINVAL;
 }
 
-static int poll_mode(const char *v, int *out)
-{
-	if (!strcmp(v, "event"))
-		*out = 0;
-	else if (!strcmp(v, "busy"))
-		*out = 1;
-	else if (!strcmp(v, "adaptive"))
-		*out = 2;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 /* One option of perf's own with its value: 0 or -EINVAL. */
 static int own_opt(void *arg, int c, const char *v)
 {
@@ -209,7 +196,7 @@ static int own_opt(void *arg, int c, const char *v)
 				  &a->ncpus);
 		break;
 	case OPT_POLL:
-		rc = poll_mode(v, &a->poll);
+		rc = cli_poll_mode(v, &a->poll);
 		break;
 	case OPT_RECONNECT_DELAY:
 		rc = cli_u64(v, 1, 3600000, &n);

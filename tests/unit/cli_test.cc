@@ -137,3 +137,18 @@ TEST(CliVersion, NamesProgramAndVersion)
 	EXPECT_EQ('\n', s.back());
 	EXPECT_GT(s.size(), strlen("wharf-test (wharf) \n")); // a version
 }
+
+TEST(CliPollMode, Names)
+{
+	int m = -1;
+	EXPECT_EQ(0, cli_poll_mode("event", &m));
+	EXPECT_EQ(0, m);
+	EXPECT_EQ(0, cli_poll_mode("busy", &m));
+	EXPECT_EQ(1, m);
+	EXPECT_EQ(0, cli_poll_mode("adaptive", &m));
+	EXPECT_EQ(2, m);
+	m = 7;
+	EXPECT_EQ(-EINVAL, cli_poll_mode("spin", &m));
+	EXPECT_EQ(-EINVAL, cli_poll_mode("", &m));
+	EXPECT_EQ(7, m) << "untouched on failure";
+}

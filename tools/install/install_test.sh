@@ -19,7 +19,7 @@ for f in lib/libwharf.so lib/libwharf.so.0 lib/libwharf.a include/wharf/cm.h \
 	include/wharf/nvmf_host.h share/man/man3/wharf_nvmf_host_connect.3 \
 	share/man/man7/wharf.7 share/man/man3/wharf_accept.3 bin/wharf-echo \
 	bin/wharf-nvmf-tgt bin/wharf-nvmf-rpc bin/wharf-nvmf-perf bin/wharf-nbd \
-	bin/storm; do
+	bin/wharf-ublk bin/storm; do
 	[ -e "$t/stage/opt/wharf/$f" ] || fail "not installed: $f"
 done
 "$inst" uninstall --prefix /opt/wharf --destdir "$t/stage"
