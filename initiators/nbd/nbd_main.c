@@ -32,6 +32,7 @@
 #include <wharf/nvmf_host.h>
 
 #include "cli/cli.h"
+#include "initiators/common/sig_pipe.h"
 #include "initiators/nbd/nbd.h"
 
 #define MAX_PAYLOAD	 (32u << 20) /* the kernel driver's largest */
@@ -75,54 +76,10 @@ static void print_stats(const char *when)
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
-static int sig_pipe[2] = {-1, -1};
-
-static void on_sig(int sig)
+/* SIGUSR1: the stats line. */
+static void stats_now(void)
 {
-	uint8_t b = (uint8_t)sig;
-	int e = errno;
-
-	if (write(sig_pipe[1], &b, 1) < 0) {
-		/* full: a signal is pending already */
-	}
-	errno = e;
-}
-
-/* The signals from @sfd (the pipe): 1 to stop, 0 otherwise. */
-static int on_signal(int sfd)
-{
-	uint8_t b[16];
-	ssize_t n = read(sfd, b, sizeof(b));
-	int stop = 0;
-
-	for (ssize_t i = 0; i < n; i++) {
-		if (b[i] == SIGUSR1)
-			print_stats("");
-		else
-			stop = 1;
-	}
-	return stop;
-}
-
-/* Handlers on a self-pipe; the signals blocked (threads created from now
- * on inherit that) until unblock_signals(). */
-static int setup_signals(sigset_t *set)
-{
-	struct sigaction sa = {.sa_handler = on_sig, .sa_flags = SA_RESTART};
-
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGUSR1);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	pthread_sigmask(SIG_BLOCK, set, NULL);
-	return 0;
+	print_stats("");
 }
 
 /* Stops every connection and waits (bounded) until all are gone. */
@@ -202,7 +159,8 @@ static int run_kernel(const struct nbd_args *a, unsigned nio, int sfd,
 			break;
 		if (p[1].revents)
 			break; /* NBD_DO_IT returned */
-		if ((p[0].revents && on_signal(sfd)) && !stopping) {
+		if ((p[0].revents && sig_pipe_take(sfd, stats_now)) &&
+		    !stopping) {
 			stopping = true;
 			stop_by = wharf_now_ms() + KDEV_TIMEOUT_MS;
 			nbd_kdev_disconnect(k);
@@ -257,7 +215,7 @@ static int run_socket(const struct nbd_args *a, unsigned nio, int sfd,
 
 		if (poll(p, 2, 1000) < 0 && errno != EINTR)
 			break;
-		if (p[0].revents && on_signal(sfd))
+		if (p[0].revents && sig_pipe_take(sfd, stats_now))
 			break;
 		if (!p[1].revents)
 			continue;
@@ -363,7 +321,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* Before any thread exists: every thread inherits the mask. */
-	rc = setup_signals(&set);
+	sfd = sig_pipe_setup(&set);
+	rc = sfd < 0 ? sfd : 0;
 	wharf_ctx_opts_init(&co);
 	co.nshards = a.shards;
 	if (!rc)
@@ -372,7 +331,6 @@ int main(int argc, char **argv)
 		rc = wharf_cm_create(ctx, NULL, &cm);
 	/* The shards exist; the kernel thread blocks everything itself. */
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	sfd = sig_pipe[0];
 	if (rc) {
 		fprintf(stderr, "%s: context: %s\n", prog, strerror(-rc));
 		rc = 2;

@@ -33,6 +33,7 @@
 #include <wharf/nvmf_host.h>
 
 #include "cli/cli.h"
+#include "initiators/common/sig_pipe.h"
 #include "initiators/ublk/ublk.h"
 #include "initiators/ublk/ublk_args.h"
 
@@ -75,52 +76,10 @@ static void print_stats(const char *when)
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
 
-static int sig_pipe[2] = {-1, -1};
-
-static void on_sig(int sig)
+/* SIGUSR1: the stats line. */
+static void stats_now(void)
 {
-	uint8_t b = (uint8_t)sig;
-	int e = errno;
-
-	if (write(sig_pipe[1], &b, 1) < 0) {
-		/* full: a signal is pending already */
-	}
-	errno = e;
-}
-
-/* The signals from the pipe: 1 to stop, 0 otherwise. */
-static int on_signal(int sfd)
-{
-	uint8_t b[16];
-	ssize_t n = read(sfd, b, sizeof(b));
-	int stop = 0;
-
-	for (ssize_t i = 0; i < n; i++) {
-		if (b[i] == SIGUSR1)
-			print_stats("");
-		else
-			stop = 1;
-	}
-	return stop;
-}
-
-static int setup_signals(sigset_t *set)
-{
-	struct sigaction sa = {.sa_handler = on_sig, .sa_flags = SA_RESTART};
-
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGUSR1);
-	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
-		return -errno;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	pthread_sigmask(SIG_BLOCK, set, NULL);
-	return 0;
+	print_stats("");
 }
 
 /* ------------------------------------------------------------------ */
@@ -417,7 +376,7 @@ static int serve(struct ublk_ctrl *c, struct server *s, int sfd,
 
 		if (poll(p, 2, 1000) < 0 && errno != EINTR)
 			break;
-		if (p[0].revents && on_signal(sfd))
+		if (p[0].revents && sig_pipe_take(sfd, stats_now))
 			break;
 		if (p[1].revents && read(dev.done_efd, &v, sizeof(v)) < 0) {
 			/* a wake-up only */
@@ -495,7 +454,8 @@ static int do_serve(const struct ublk_args *a)
 		}
 	}
 	dev.done_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	rc = setup_signals(&set);
+	sfd = sig_pipe_setup(&set);
+	rc = sfd < 0 ? sfd : 0;
 	wharf_ctx_opts_init(&co);
 	co.nshards = a->shards;
 	co.cpus = a->ncpus ? a->cpus : NULL;
@@ -508,7 +468,6 @@ static int do_serve(const struct ublk_args *a)
 	if (!rc)
 		rc = wharf_cm_create(ctx, NULL, &cm);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	sfd = sig_pipe[0];
 	if (rc) {
 		fprintf(stderr, "%s: context: %s\n", prog, strerror(-rc));
 		rc = 2;
