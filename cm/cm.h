@@ -594,7 +594,10 @@ struct wharf_connect_opts {
 	/** QP shape (RC). */
 	struct wharf_conn_qp_opts qp;
 	/** Step timeouts, ms: address resolution (0 = 2000), route
-	 * resolution (0 = 2000), REQ to ESTABLISHED (0 = 30000). */
+	 * resolution (0 = 2000), REQ to ESTABLISHED (0 = 30000).  The two
+	 * resolution timeouts are the kernel's (rdma_resolve_addr(),
+	 * rdma_resolve_route()); the library's own guard, for a kernel
+	 * that never reports, is 1 s longer. */
 	uint32_t resolve_addr_timeout_ms;
 	uint32_t resolve_route_timeout_ms;
 	uint32_t connect_timeout_ms;

@@ -58,10 +58,10 @@ void wcm_arm_timer(struct wharf_conn *c, unsigned kind)
 	case WCM_TIMER_STEP:
 		switch (c->sm.state) {
 		case WCM_ST_ADDR_RESOLVING:
-			ms = c->cfg.addr_ms;
+			ms = c->cfg.addr_ms + WCM_RESOLVE_GRACE_MS;
 			break;
 		case WCM_ST_ROUTE_RESOLVING:
-			ms = c->cfg.route_ms;
+			ms = c->cfg.route_ms + WCM_RESOLVE_GRACE_MS;
 			break;
 		case WCM_ST_REQ_RECEIVED:
 			ms = c->cfg.decision_ms;

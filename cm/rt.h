@@ -70,6 +70,16 @@
 #define WCM_DEF_TIMEWAIT_MS    10000u
 #define WCM_DEF_DEFER_MS       20000u
 #define WCM_DEF_DEFER_MAX      4096u
+/*
+ * Address and route resolution carry their timeout to the kernel
+ * (rdma_resolve_addr / rdma_resolve_route), which answers by that
+ * deadline itself (resolved, or ADDR_ERROR / ROUTE_ERROR).  The
+ * library's guard timer, for a kernel that never answers, fires this
+ * much later, so that it does not race the kernel's own answer: with the
+ * same deadline it once ended an attempt the kernel had not failed (one
+ * of 50 connects timed out on a clean wire, the REQ never sent).
+ */
+#define WCM_RESOLVE_GRACE_MS 1000u
 /* Shard events taken per drain of a shard channel. */
 #define WCM_SHARD_BATCH 32u
 /*
