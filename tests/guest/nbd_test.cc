@@ -91,18 +91,6 @@ std::vector<std::string> NbdArgs(const Target &t)
 		t.max_io};
 }
 
-// The value of @key= in the last stats line of @log.
-uint64_t Stat(const std::string &log, const std::string &key)
-{
-	size_t at = log.rfind("stats");
-	if (at == std::string::npos)
-		return UINT64_MAX;
-	at = log.find(" " + key + "=", at);
-	if (at == std::string::npos)
-		return UINT64_MAX;
-	return std::strtoull(log.c_str() + at + key.size() + 2, nullptr, 10);
-}
-
 class Nbd : public ::testing::TestWithParam<Target>
 {
       protected:

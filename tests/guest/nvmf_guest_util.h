@@ -39,6 +39,20 @@ inline std::string ReadFile(const std::string &path)
 	return s.str();
 }
 
+// The value of @key= in the last stats line of a program's @log
+// (wharf-nbd, wharf-ublk: "...: stats...: key=value ..."), UINT64_MAX
+// when there is none.
+inline uint64_t Stat(const std::string &log, const std::string &key)
+{
+	size_t at = log.rfind("stats");
+	if (at == std::string::npos)
+		return UINT64_MAX;
+	at = log.find(" " + key + "=", at);
+	if (at == std::string::npos)
+		return UINT64_MAX;
+	return std::strtoull(log.c_str() + at + key.size() + 2, nullptr, 10);
+}
+
 inline std::string Trim(std::string s)
 {
 	while (!s.empty() && (s.back() == '\n' || s.back() == ' '))

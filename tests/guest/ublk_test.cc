@@ -55,18 +55,6 @@ std::vector<std::string> UblkArgs(const char *verb)
 		"2",	    "--queues",	 "2"};
 }
 
-// The value of @key= in the last stats line of @log.
-uint64_t Stat(const std::string &log, const std::string &key)
-{
-	size_t at = log.rfind("stats");
-	if (at == std::string::npos)
-		return UINT64_MAX;
-	at = log.find(" " + key + "=", at);
-	if (at == std::string::npos)
-		return UINT64_MAX;
-	return std::strtoull(log.c_str() + at + key.size() + 2, nullptr, 10);
-}
-
 // N of "/dev/ublkbN" in @log, or -1.
 int DevNumber(const std::string &log)
 {
