@@ -515,7 +515,7 @@ _Static_assert(offsetof(struct wharf_nvmf_host_ns, dlfeat) == 24,
 _Static_assert(offsetof(struct wharf_nvmf_host_ns, dealloc_reads_zero) == 25,
 	       "struct wharf_nvmf_host_ns: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_nvmf_host_opts) == 128,
+_Static_assert(sizeof(struct wharf_nvmf_host_opts) == 144,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_opts, size) == 0,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
@@ -560,6 +560,10 @@ _Static_assert(offsetof(struct wharf_nvmf_host_opts, state_arg) == 104,
 _Static_assert(offsetof(struct wharf_nvmf_host_opts, on_event) == 112,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_nvmf_host_opts, event_arg) == 120,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, dhchap_secret) == 128,
+	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_nvmf_host_opts, dhchap_ctrl_secret) == 136,
 	       "struct wharf_nvmf_host_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_nvmf_host_queue_stats) == 88,

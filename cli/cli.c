@@ -153,11 +153,16 @@ int cli_parse(int argc, char **argv, const char *shortopts,
 			return -EINVAL;
 		}
 		idx = -1;
-		for (int i = 0; longopts[i].name; i++)
+		for (int i = 0; longopts[i].name && idx < 0; i++)
 			if (longopts[i].val == c && !longopts[i].flag)
 				idx = i;
 		if (fn(arg, c, optarg)) {
-			if (idx >= 0)
+			/* A secret is not echoed to a terminal or a log. */
+			if (idx >= 0 && strstr(longopts[idx].name, "secret"))
+				snprintf(err, errlen,
+					 "--%s: bad value (not shown)",
+					 longopts[idx].name);
+			else if (idx >= 0)
 				snprintf(err, errlen, "--%s: bad value '%s'",
 					 longopts[idx].name,
 					 optarg ? optarg : "");

@@ -74,7 +74,8 @@ typedef int (*cli_opt_fn)(void *arg, int opt, const char *val);
  * call it more than once), calling @fn for each option.
  * @shortopts: the short options, after getopt's leading ':' (e.g. "h").
  * Return: 0; -EINVAL with the reason in @err: an unknown option, a
- * missing value, a value @fn refused ("--NAME: bad value 'V'"), or an
+ * missing value, a value @fn refused ("--NAME: bad value 'V'"; the value
+ * left out for an option whose name has "secret" in it), or an
  * argument that is not an option.
  * Context: not thread-safe (getopt's globals).
  */

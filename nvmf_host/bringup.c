@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "nvmf_host/ctrl_sm.h"
+#include "nvmf_host/auth.h"
 #include "nvmf_host/host_int.h"
 #include "nvmf_host/limits.h"
 
@@ -248,7 +249,16 @@ static void start_io_queues(struct wharf_nvmf_host *h)
 
 			q->entries = entries;
 			q->in_capsule = h->info.in_capsule_size;
+			/* A slot also carries the queue's own commands: the
+			 * Connect data (1 KiB) and, with a secret, the
+			 * Authentication Receive (4 KiB). */
 			q->bounce_size = h->info.max_io_size;
+			if (q->bounce_size < sizeof(struct nvme_connect_data))
+				q->bounce_size =
+					sizeof(struct nvme_connect_data);
+			if (h->has_auth_key &&
+			    q->bounce_size < WNH_AUTH_RECV_LEN)
+				q->bounce_size = WNH_AUTH_RECV_LEN;
 			q->timeout_ms = h->io_timeout_ms;
 		}
 	} else if ((why = changed(h, entries))) {

@@ -48,6 +48,19 @@ void wnh_cmd_connect(union nvme_cmd *c, uint16_t qid, uint32_t entries,
 	c->connect.kato = qid ? 0 : kato_ms;
 }
 
+void wnh_cmd_auth(union nvme_cmd *c, bool send, uint32_t len)
+{
+	struct nvme_auth_cmd a;
+
+	fabrics(c, send ? NVME_FCTYPE_AUTH_SEND : NVME_FCTYPE_AUTH_RECV);
+	memcpy(&a, c, sizeof(a));
+	a.secp = NVME_AUTH_SECP;
+	a.spsp0 = NVME_AUTH_SPSP0;
+	a.spsp1 = NVME_AUTH_SPSP1;
+	a.tl_al = len;
+	memcpy(c, &a, sizeof(a));
+}
+
 static int nqn_ok(const char *nqn)
 {
 	size_t n = nqn ? strnlen(nqn, NVME_NQN_MAX + 1) : 0;

@@ -6,6 +6,7 @@
 #ifndef WHARF_INITIATORS_NVMF_CMD_H
 #define WHARF_INITIATORS_NVMF_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,9 @@ void wnh_cmd_connect(union nvme_cmd *c, uint16_t qid, uint32_t entries,
  * than NVME_NQN_MAX. */
 int wnh_connect_data(struct nvme_connect_data *d, const uint8_t hostid[16],
 		     uint16_t cntlid, const char *subnqn, const char *hostnqn);
+/* Authentication Send (@send, TL @len) or Receive (AL @len) of NVMe
+ * in-band authentication (SECP E9h, SPSP 01h 01h). */
+void wnh_cmd_auth(union nvme_cmd *c, bool send, uint32_t len);
 /* Property Get (@size8: an 8-byte property) and Property Set (4 bytes). */
 void wnh_cmd_prop_get(union nvme_cmd *c, uint32_t ofst, int size8);
 void wnh_cmd_prop_set(union nvme_cmd *c, uint32_t ofst, uint32_t value);

@@ -19,9 +19,12 @@
 #include "base/opts.h"
 #include "nvmf_host/host_int.h"
 #include "nvmf_host/subq.h"
+#include "proto/nvme/auth.h"
+#include "proto/nvme/hostid.h"
 
 #define CONNECT_TIMEOUT_MS 30000u
 #define HOSTNQN_FILE	   "/etc/nvme/hostnqn"
+#define HOSTID_FILE	   "/etc/nvme/hostid"
 
 void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 {
@@ -230,6 +233,8 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	free(h->io);
 	free(h->disc_log);
 	wnh_ns_free(h);
+	nvme_auth_key_clear(&h->auth_key);
+	nvme_auth_key_clear(&h->auth_ctrl_key);
 	pthread_cond_destroy(&h->cond);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -249,25 +254,56 @@ int wharf_nvmf_host_disconnect(struct wharf_nvmf_host *host)
 /* Connect                                                             */
 /* ------------------------------------------------------------------ */
 
-static void default_hostnqn(struct wharf_nvmf_host *h)
+/* The first line of @path without its line end, into @buf; false when
+ * the file cannot be read, or its first line is empty or does not fit. */
+static bool first_line(const char *path, char *buf, size_t len)
 {
-	const uint8_t *u = h->hostid;
-	FILE *f = fopen(HOSTNQN_FILE, "r");
+	FILE *f = fopen(path, "r");
+	bool ok = false;
 
-	if (f) {
-		char line[NVME_NQN_MAX + 2] = "";
+	if (!f)
+		return false;
+	if (fgets(buf, (int)len, f)) {
+		size_t n = strcspn(buf, "\r\n");
 
-		if (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\r\n")] = '\0';
-			if (line[0] && strlen(line) <= NVME_NQN_MAX)
-				strcpy(h->hostnqn, line);
-		}
-		fclose(f);
-		if (h->hostnqn[0])
-			return;
+		ok = n > 0 && (buf[n] || feof(f));
+		buf[n] = '\0';
 	}
+	fclose(f);
+	return ok;
+}
+
+/*
+ * Who the host says it is, as nvme-cli decides it: the host NQN given,
+ * else /etc/nvme/hostnqn; the host ID given, else nvme_hostid_default()'s
+ * choice, else random.  With neither NQN, the NQN is the UUID form of the
+ * host ID.
+ */
+static void host_identity(struct wharf_nvmf_host *h,
+			  const struct wharf_nvmf_host_opts *o)
+{
+	char nqn[NVME_NQN_MAX + 2], id[64];
+	bool have_nqn = first_line(HOSTNQN_FILE, nqn, sizeof(nqn)) &&
+			strlen(nqn) <= NVME_NQN_MAX;
+	bool have_id = first_line(HOSTID_FILE, id, sizeof(id));
+	const uint8_t *u = h->hostid;
+
+	if (o->hostnqn)
+		strcpy(h->hostnqn, o->hostnqn);
+	else if (have_nqn)
+		strcpy(h->hostnqn, nqn);
+	if (o->hostid)
+		memcpy(h->hostid, o->hostid, sizeof(h->hostid));
+	else if (nvme_hostid_default(o->hostnqn, have_id ? id : NULL,
+				     have_nqn ? nqn : NULL, h->hostid) &&
+		 getrandom(h->hostid, sizeof(h->hostid), 0) !=
+			 (ssize_t)sizeof(h->hostid))
+		memset(h->hostid, 0x5a, sizeof(h->hostid));
+	if (h->hostnqn[0])
+		return;
 	snprintf(h->hostnqn, sizeof(h->hostnqn),
-		 "nqn.2014-08.org.nvmexpress:uuid:%02x%02x%02x%02x-%02x%02x-"
+		 NVME_NQN_UUID_PREFIX
+		 "%02x%02x%02x%02x-%02x%02x-"
 		 "%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
 		 u[10], u[11], u[12], u[13], u[14], u[15]);
@@ -294,6 +330,16 @@ static uint32_t tmo_ms(uint32_t opt, uint32_t def)
 	return opt == WHARF_NVMF_HOST_TMO_AT_ONCE ? 0 : opt;
 }
 
+/* NULL, or a secret in the DHHC-1 form. */
+static bool secret_ok(const char *text)
+{
+	struct nvme_auth_key k;
+	bool ok = !text || !nvme_auth_key_parse(text, &k);
+
+	nvme_auth_key_clear(&k);
+	return ok;
+}
+
 static int check_opts(const struct wharf_nvmf_host_opts *o)
 {
 	size_t n;
@@ -312,6 +358,26 @@ static int check_opts(const struct wharf_nvmf_host_opts *o)
 	}
 	if (o->queue_size == 1)
 		return -EINVAL;
+	if (o->dhchap_ctrl_secret && !o->dhchap_secret)
+		return -EINVAL;
+	if (!secret_ok(o->dhchap_secret) || !secret_ok(o->dhchap_ctrl_secret))
+		return -EINVAL;
+	return 0;
+}
+
+/* The DH-HMAC-CHAP secrets of @o into @h (a NULL one: none); -EINVAL
+ * for a malformed one. */
+static int auth_keys(struct wharf_nvmf_host *h,
+		     const struct wharf_nvmf_host_opts *o)
+{
+	if (o->dhchap_secret &&
+	    nvme_auth_key_parse(o->dhchap_secret, &h->auth_key))
+		return -EINVAL;
+	if (o->dhchap_ctrl_secret &&
+	    nvme_auth_key_parse(o->dhchap_ctrl_secret, &h->auth_ctrl_key))
+		return -EINVAL;
+	h->has_auth_key = o->dhchap_secret != NULL;
+	h->has_auth_ctrl_key = o->dhchap_ctrl_secret != NULL;
 	return 0;
 }
 
@@ -343,15 +409,7 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 	       o->dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 					     : sizeof(struct sockaddr_in));
 	strcpy(h->subnqn, o->subnqn);
-	if (o->hostid)
-		memcpy(h->hostid, o->hostid, sizeof(h->hostid));
-	else if (getrandom(h->hostid, sizeof(h->hostid), 0) !=
-		 (ssize_t)sizeof(h->hostid))
-		memset(h->hostid, 0x5a, sizeof(h->hostid));
-	if (o->hostnqn)
-		strcpy(h->hostnqn, o->hostnqn);
-	else
-		default_hostnqn(h);
+	host_identity(h, o);
 	h->want_queues = o->nr_io_queues ? o->nr_io_queues : h->nshards;
 	if (h->want_queues > 0xFFFE)
 		h->want_queues = 0xFFFE;
@@ -390,7 +448,10 @@ static struct wharf_nvmf_host *host_new(const struct wharf_nvmf_host_opts *o)
 	pthread_cond_init(&h->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	h->io = calloc(h->want_queues, sizeof(*h->io));
-	if (!h->io) {
+	if (!h->io || auth_keys(h, o)) {
+		free(h->io);
+		nvme_auth_key_clear(&h->auth_key);
+		nvme_auth_key_clear(&h->auth_ctrl_key);
 		pthread_cond_destroy(&h->cond);
 		pthread_mutex_destroy(&h->lock);
 		free(h);
@@ -440,7 +501,9 @@ static int host_open(const struct wharf_nvmf_host_opts *o, bool disc,
 			wharf_ctx_log(
 				wharf_cm_ctx(o->cm), WHARF_LOG_ERROR,
 				"nvmf host: invalid options (dst, subnqn, "
-				"hostnqn or queue_size)");
+				"hostnqn, queue_size or a DH-HMAC-CHAP "
+				"secret not in the DHHC-1:XX:<base64>: "
+				"form)");
 		return -EINVAL;
 	}
 	if (wharf_shard_current())

@@ -51,6 +51,7 @@
 #include <wharf/qp.h>
 
 #include "nvmf_host/cmd.h"
+#include "proto/nvme/auth.h"
 #include "nvmf_host/queue_sm.h"
 #include "nvmf_host/slot_sm.h"
 
@@ -85,6 +86,7 @@ enum wnh_cmd_kind {
 };
 
 struct wharf_nvmf_host_queue;
+struct wnh_auth_run;
 
 struct wnh_slot {
 	struct wharf_wr wr; /* the SEND of the capsule */
@@ -146,6 +148,11 @@ struct wharf_nvmf_host_queue {
 	struct wnh_slot *free;
 	uint32_t wr_inflight;
 	uint64_t last_result; /* DW0/DW1 of the last internal completion */
+	/* The DH-HMAC-CHAP transaction under way (auth_run.c), NULL
+	 * otherwise: a loss meanwhile is told as what it likely is.  Its
+	 * transaction IDs count per queue. */
+	struct wnh_auth_run *auth;
+	uint16_t auth_tid;
 	struct wharf_timer *sweep;
 	struct wnh_counters n;
 
@@ -212,6 +219,10 @@ struct wharf_nvmf_host {
 	char subnqn[NVME_NQN_MAX + 1];
 	char hostnqn[NVME_NQN_MAX + 1];
 	uint8_t hostid[NVME_HOSTID_LEN];
+	/* DH-HMAC-CHAP secrets (read-only after the connect call; cleansed
+	 * at teardown). */
+	struct nvme_auth_key auth_key, auth_ctrl_key;
+	bool has_auth_key, has_auth_ctrl_key;
 	uint32_t want_queues, want_entries, want_io;
 	uint32_t kato_ms, io_timeout_ms, admin_timeout_ms, connect_timeout_ms;
 	uint32_t reconnect_delay_ms, ctrl_loss_tmo_ms, fast_io_fail_tmo_ms;

@@ -171,10 +171,13 @@ struct wharf_nvmf_host_opts {
 	const struct sockaddr *dst;
 	/** Subsystem NQN (required, at most 223 bytes; copied). */
 	const char *subnqn;
-	/** Host NQN, or NULL: the contents of /etc/nvme/hostnqn, else
+	/** Host NQN, or NULL: the first line of /etc/nvme/hostnqn, else
 	 * "nqn.2014-08.org.nvmexpress:uuid:" and the host ID. */
 	const char *hostnqn;
-	/** Host ID (16 bytes), or NULL: random. */
+	/** Host ID (16 bytes, copied), or NULL: as nvme-cli decides it -
+	 * the UUID in /etc/nvme/hostid, else the UUID of the host NQN in use
+	 * (@hostnqn, else /etc/nvme/hostnqn's) when it is in UUID form,
+	 * else random (a new host to the target on every connect). */
 	const uint8_t *hostid;
 	/** I/O queues to ask for; 0 = one per shard.  The controller may
 	 * grant fewer (Set Features Number of Queues). */
@@ -218,6 +221,20 @@ struct wharf_nvmf_host_opts {
 	 * still handled and counted), with event_arg. */
 	wharf_nvmf_host_event_cb on_event;
 	void *event_arg;
+	/** In-band authentication (DH-HMAC-CHAP, NVMe base 2.0 8.13), as
+	 * nvme-cli's --dhchap-secret: the host's secret,
+	 * "DHHC-1:XX:<base64>:", or NULL.  Used when a Connect response
+	 * asks for authentication (ATR): that queue then runs a transaction
+	 * (SHA-256/384/512, the null group or ffdhe2048..8192, as the
+	 * controller picks) before anything else, at every (re)connect.
+	 * As with the Linux host, a controller that does not ask is not
+	 * authenticated, even with dhchap_ctrl_secret set.  Copied, and
+	 * cleansed at disconnect. */
+	const char *dhchap_secret;
+	/** The controller's secret (--dhchap-ctrl-secret), or NULL: with it
+	 * the host asks for bidirectional authentication and checks the
+	 * controller's response.  Requires dhchap_secret.  Copied. */
+	const char *dhchap_ctrl_secret;
 };
 
 /**
@@ -244,7 +261,9 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
  *
  * Return: 0; -EINVAL for NULL arguments or bad options (a size too small
  * for the size field, or larger with a member this library does not know
- * set; an NQN longer than 223 bytes; queue_size 1); -ECONNREFUSED when the target
+ * set; an NQN longer than 223 bytes; queue_size 1; a DH-HMAC-CHAP secret
+ * not in the DHHC-1 form, or a controller secret without a host secret);
+ * -ECONNREFUSED when the target
  * rejected a queue's connection (CM REJ with the NVMe-oF status) or
  * failed a Fabrics Connect (unknown subsystem, host not allowed: the
  * log names the status and the field); -ETIMEDOUT when a step, CSTS.RDY (CAP.TO)
@@ -252,7 +271,12 @@ void wharf_nvmf_host_opts_init(struct wharf_nvmf_host_opts *opts);
  * the address or route did not resolve or the peer did not answer;
  * -EPROTO when the controller answered something this host cannot use
  * (a malformed response, no I/O queue granted, no usable namespace data);
- * -EIO when an admin command failed with an NVMe status; -ENOMEM; -errno
+ * -EIO when an admin command failed with an NVMe status; -EACCES when
+ * the controller requires authentication and no dhchap_secret was given,
+ * or requires a secure channel (TLS, which RDMA does not have);
+ * -EKEYREJECTED when authentication failed (the controller refused the
+ * host's response, or the controller's response was wrong: the log
+ * names which, with the controller's reason); -ENOMEM; -errno
  * from wharf_connect(), memory registration or the shards.
  * Context: an application thread, not a shard thread of the cm's context
  * (it waits for the shards); blocks up to connect_timeout_ms.  No RCU rule.

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nvmf_host/auth_run.h"
 #include "nvmf_host/host_int.h"
 #include "nvmf_host/subq.h"
 #include "nvmf_host/retry.h"
@@ -575,11 +576,27 @@ void wnh_queue_fail(struct wharf_nvmf_host_queue *q, int err)
 	queue_lost(q, err);
 }
 
+static void connected(struct wharf_nvmf_host_queue *q, uint32_t dw0);
+
+/* The end of the queue's authentication (auth_run.c logged a failure). */
+static void authenticated(struct wharf_nvmf_host_queue *q, int err,
+			  uint32_t dw0)
+{
+	if (!err) {
+		connected(q, dw0);
+		return;
+	}
+	if (alive(q))
+		queue_lost(q, err);
+}
+
 static void connect_done(int status, uint16_t nvme_status, void *arg)
 {
 	struct wharf_nvmf_host_queue *q = arg;
 	struct wharf_nvmf_host *h = q->h;
+	uint32_t dw0;
 	char st[96];
+	int rc;
 
 	if (status && !alive(q))
 		return; /* aborted: the queue is closing */
@@ -606,13 +623,46 @@ static void connect_done(int status, uint16_t nvme_status, void *arg)
 		queue_lost(q, status);
 		return;
 	}
+	dw0 = (uint32_t)q->last_result;
+	if (!(dw0 & (NVME_CONNECT_AUTHREQ_ATR | NVME_CONNECT_AUTHREQ_ASCR))) {
+		connected(q, dw0);
+		return;
+	}
+	/* The controller wants the host to prove who it is first. */
+	if (!alive(q))
+		return;
+	if (dw0 & NVME_CONNECT_AUTHREQ_ASCR)
+		rc = -EACCES;
+	else if (!h->has_auth_key)
+		rc = -EACCES;
+	else
+		rc = wnh_auth_start(q, dw0, authenticated);
+	if (rc) {
+		wnh_fail(h, rc, "queue %u: %s", q->qid,
+			 rc != -EACCES ? strerror(-rc)
+			 : dw0 & NVME_CONNECT_AUTHREQ_ASCR
+				 ? "the controller requires a secure channel "
+				   "(TLS), which RDMA does not carry"
+				 : "the controller requires in-band "
+				   "authentication (DH-HMAC-CHAP) and no "
+				   "secret was given");
+		queue_lost(q, rc);
+	}
+}
+
+/* The queue may carry commands now (Connect answered with @dw0, and
+ * authenticated if asked). */
+static void connected(struct wharf_nvmf_host_queue *q, uint32_t dw0)
+{
+	struct wharf_nvmf_host *h = q->h;
+
 	/* A Connect answered just before a loss completes here with its
 	 * answer while the queue resets: too late to go LIVE. */
 	if (!(queue_feed(q, NHQ_EV_CONNECTED).act & NHQ_ACT_RESUME))
 		return;
 	q->fail_new = 0;
 	if (q->qid == 0) {
-		h->cntlid = (uint16_t)q->last_result;
+		h->cntlid = (uint16_t)dw0;
 		wnh_admin_connected(h);
 	} else {
 		resubmit(q);
@@ -722,12 +772,22 @@ static void on_disconnected(struct wharf_conn *conn, void *arg)
 {
 	struct wharf_nvmf_host_queue *q = arg;
 
+	int e = -ECONNRESET;
+
 	if (q->link == NHL_OPEN)
 		q->conn = conn;
-	if (alive(q))
-		wnh_fail(q->h, -ECONNRESET,
-			 "queue %u: disconnected by the target", q->qid);
-	queue_lost(q, -ECONNRESET);
+	if (q->auth && wnh_auth_run_replied(q->auth))
+		e = -EKEYREJECTED;
+	if (alive(q) && e == -EKEYREJECTED)
+		wnh_fail(q->h, e,
+			 "queue %u: DH-HMAC-CHAP: the controller refused the "
+			 "host: it disconnected after the host's response "
+			 "(nvmet ends a host whose secret is wrong)",
+			 q->qid);
+	else if (alive(q))
+		wnh_fail(q->h, e, "queue %u: disconnected by the target",
+			 q->qid);
+	queue_lost(q, e);
 	destroy_conn(q);
 }
 

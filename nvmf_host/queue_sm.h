@@ -8,8 +8,11 @@
  *               attempt (START)
  *   CONNECTING  wharf_connect() issued, the CM handshake under way
  *   FABRICS     established: the slab is registered and the Fabrics
- *               Connect is in flight (the only command the queue takes)
- *   LIVE        the Connect succeeded: commands flow
+ *               Connect is in flight, then the DH-HMAC-CHAP
+ *               transaction if the Connect asked for one (the only
+ *               commands the queue takes)
+ *   LIVE        the Connect (and authentication) succeeded: commands
+ *               flow
  *   RESETTING   lost (a timeout, a bad response, a transport error, a
  *               refusal) or closed by the controller's recovery: internal
  *               commands completed with an error, user commands held,

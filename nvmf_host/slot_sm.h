@@ -67,7 +67,8 @@ struct wnh_slot_trans {
 
 /*
  * The transition of a slot in @s on @ev.  @live: the queue completes
- * commands as they finish (LIVE, or the Fabrics Connect in flight);
+ * commands as they finish (LIVE, or the Fabrics Connect and its
+ * authentication in flight);
  * false while its connection closes (responses are kept for when it is
  * gone, a stray one is ignored).  An event a state does not expect
  * leaves it as it is, with no action (BAD for a response).

@@ -12,10 +12,8 @@
 #include "initiators/nbd/nbd_args.h"
 
 const char nbd_usage[] =
-	"usage: wharf-nbd --traddr ADDR --subnqn NQN --device /dev/nbdN "
-	"[OPTIONS]\n"
-	"       wharf-nbd --traddr ADDR --subnqn NQN --socket PATH "
-	"[OPTIONS]\n"
+	"usage: wharf-nbd -a ADDR -n NQN --device /dev/nbdN [OPTIONS]\n"
+	"       wharf-nbd -a ADDR -n NQN --socket PATH [OPTIONS]\n"
 	"\n"
 	"Exposes one namespace of an NVMe-oF RDMA controller, connected with\n"
 	"<wharf/nvmf_host.h>, as a block device: through the kernel's NBD\n"
@@ -25,15 +23,13 @@ const char nbd_usage[] =
 	"disconnects everything and prints its stats on stderr; SIGUSR1\n"
 	"prints them at any time.\n"
 	"\n"
-	"  --traddr ADDR      target IPv4/IPv6 address (required)\n"
-	"  --trsvcid PORT     target port (default 4420)\n"
-	"  --subnqn NQN       subsystem NQN (required)\n"
-	"  --hostnqn NQN      host NQN (default /etc/nvme/hostnqn, else\n"
-	"                     one from a random host ID)\n"
-	"  --nsid N           namespace (default 1)\n"
-	"  --queues N         I/O queues (default one per shard)\n"
+	"The controller (-a and -n required) and its recovery, as nvme\n"
+	"connect takes them; while the controller reconnects, the device's\n"
+	"requests wait:\n"
+	"\n" HOST_ARGS_USAGE "\n"
+	"The device:\n"
+	"\n"
 	"  --queue-size N     entries per I/O queue (default 128)\n"
-	"  --shards N         shard threads (default one per core)\n"
 	"  --max-io-size B    largest NVMe transfer; larger requests are\n"
 	"                     split; k/m suffixes (default 128k)\n"
 	"  --device PATH      kernel mode: this /dev/nbdN\n"
@@ -135,22 +131,17 @@ static int own_opt(void *arg, int c, const char *v)
 int nbd_parse(int argc, char **argv, struct nbd_args *a, char *err,
 	      size_t errlen)
 {
-	const struct host_args co = {&a->traddr,  &a->trsvcid, &a->subnqn,
-				     &a->hostnqn, &a->nsid,    &a->queues,
-				     &a->shards};
-
 	memset(a, 0, sizeof(*a));
-	a->trsvcid = "4420";
-	a->nsid = 1;
+	host_args_init(&a->host);
 	a->max_io_size = 128 * 1024;
 	a->export_name = "wharf";
-	if (host_args_parse(argc, argv, nbd_longopts, &co, own_opt, a, err,
-			    errlen))
+	if (host_args_parse(argc, argv, "h", nbd_longopts, &a->host, own_opt, a,
+			    err, errlen))
 		return -EINVAL;
 	if (a->help || a->version)
 		return 0;
-	if (!a->traddr || !a->subnqn) {
-		snprintf(err, errlen, "--traddr and --subnqn are required");
+	if (!a->host.traddr || !a->host.subnqn) {
+		snprintf(err, errlen, "--traddr (-a) and --nqn (-n, --subnqn) are required");
 		return -EINVAL;
 	}
 	if (!a->device == !a->socket) {

@@ -9,19 +9,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "initiators/common/host_args.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct nbd_args {
-	const char *traddr;
-	const char *trsvcid;
-	const char *subnqn;
-	const char *hostnqn; /* NULL: the library's default */
-	uint32_t nsid;
-	unsigned queues;     /* 0: one per shard */
-	unsigned shards;     /* 0: the context default */
-	uint32_t queue_size; /* 0: the library's default */
+	struct host_args host; /* the controller, as whom, its recovery */
+	uint32_t queue_size;   /* 0: the library's default */
 	uint32_t max_io_size;
 	const char *device;	 /* kernel mode: /dev/nbdN */
 	const char *socket;	 /* socket mode: a Unix socket path */

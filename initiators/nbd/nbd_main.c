@@ -32,6 +32,7 @@
 #include <wharf/nvmf_host.h>
 
 #include "cli/cli.h"
+#include "initiators/common/host_stats.h"
 #include "initiators/common/sig_pipe.h"
 #include "initiators/nbd/nbd.h"
 
@@ -63,15 +64,18 @@ static int conns_add(struct conns *cs, struct nbd_conn *c)
 	return 0;
 }
 
+static struct host_stats ctrl_stats;
+
 static void print_stats(const char *when)
 {
 	struct rusage ru;
-	char line[768];
+	char line[768], ctrl[192];
 
 	nbd_stats_line(&srv.st, line, sizeof(line));
+	host_stats_line(&ctrl_stats, ctrl, sizeof(ctrl));
 	getrusage(RUSAGE_SELF, &ru);
-	fprintf(stderr, "%s: stats%s: %s cpu_user_s=%.3f cpu_sys_s=%.3f\n",
-		prog, when, line,
+	fprintf(stderr, "%s: stats%s: %s %s cpu_user_s=%.3f cpu_sys_s=%.3f\n",
+		prog, when, line, ctrl,
 		(double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
@@ -259,14 +263,17 @@ static int setup_srv(const struct nbd_args *a, struct wharf_nvmf_host *host)
 
 	wharf_nvmf_host_info(host, &in);
 	for (i = 0; i < in.nr_ns; i++)
-		if (!wharf_nvmf_host_ns(host, i, &ns) && ns.nsid == a->nsid)
+		if (!wharf_nvmf_host_ns(host, i, &ns) &&
+		    ns.nsid == a->host.nsid)
 			break;
 	if (i == in.nr_ns || !ns.block_size || !ns.nblocks) {
-		fprintf(stderr, "%s: no usable namespace %u\n", prog, a->nsid);
+		fprintf(stderr, "%s: no usable namespace %u\n", prog,
+			a->host.nsid);
 		return -ENOENT;
 	}
 	srv.host = host;
-	srv.nsid = a->nsid;
+	host_stats_attach(&ctrl_stats, host);
+	srv.nsid = a->host.nsid;
 	srv.block = ns.block_size;
 	srv.max_io = in.max_io_size - in.max_io_size % ns.block_size;
 	srv.null_io = a->null_io;
@@ -315,16 +322,16 @@ int main(int argc, char **argv)
 		cli_version(stdout, prog);
 		return 0;
 	}
-	if (getaddrinfo(a.traddr, a.trsvcid, &hints, &ai)) {
-		fprintf(stderr, "%s: bad address %s port %s\n", prog, a.traddr,
-			a.trsvcid);
+	if (getaddrinfo(a.host.traddr, a.host.trsvcid, &hints, &ai)) {
+		fprintf(stderr, "%s: bad address %s port %s\n", prog,
+			a.host.traddr, a.host.trsvcid);
 		return 2;
 	}
 	/* Before any thread exists: every thread inherits the mask. */
 	sfd = sig_pipe_setup(&set);
 	rc = sfd < 0 ? sfd : 0;
 	wharf_ctx_opts_init(&co);
-	co.nshards = a.shards;
+	co.nshards = a.host.shards;
 	if (!rc)
 		rc = wharf_ctx_create(&co, &ctx);
 	if (!rc)
@@ -339,9 +346,7 @@ int main(int argc, char **argv)
 	wharf_nvmf_host_opts_init(&ho);
 	ho.cm = cm;
 	ho.dst = ai->ai_addr;
-	ho.subnqn = a.subnqn;
-	ho.hostnqn = a.hostnqn;
-	ho.nr_io_queues = a.queues;
+	host_args_apply(&a.host, &ho);
 	ho.queue_size = a.queue_size;
 	ho.max_io_size = a.max_io_size;
 	rc = wharf_nvmf_host_connect(&ho, &host);
@@ -361,6 +366,7 @@ int main(int argc, char **argv)
 	} else {
 		rc = 2;
 	}
+	host_stats_detach(&ctrl_stats);
 	wharf_nvmf_host_disconnect(host);
 	print_stats(" at exit");
 out:

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "initiators/common/host_args.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,24 +25,14 @@ enum perf_pattern {
 };
 
 struct perf_args {
-	const char *traddr;
-	const char *trsvcid;
-	const char *subnqn;
-	const char *hostnqn; /* NULL: the library's default */
-	uint32_t nsid;
-	unsigned qd;	  /* per queue */
-	uint32_t io_size; /* bytes */
+	struct host_args host; /* the controller, as whom, its recovery */
+	unsigned qd;	       /* per queue */
+	uint32_t io_size;      /* bytes */
 	enum perf_pattern pattern;
 	unsigned time_s;
-	unsigned queues;	 /* 0: one per shard */
-	unsigned shards;	 /* 0: the context default */
 	int cpus[PERF_MAX_CPUS]; /* --cpus: shard i on cpus[i] */
 	unsigned ncpus;
-	int poll;		     /* enum wharf_poll_mode */
-	uint32_t reconnect_delay_ms; /* 0: the library's default */
-	/* 0: the library's default; --ctrl-loss-tmo 0 gives
-	 * WHARF_NVMF_HOST_TMO_AT_ONCE */
-	uint32_t ctrl_loss_tmo_ms;
+	int poll; /* enum wharf_poll_mode */
 	bool verify;
 	bool zero_copy;	    /* each queue's buffers registered once */
 	bool submit_thread; /* submit from an application thread */

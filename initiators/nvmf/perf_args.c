@@ -14,18 +14,17 @@
 #include "initiators/nvmf/perf.h"
 
 const char perf_usage[] =
-	"usage: wharf-nvmf-perf --traddr ADDR --subnqn NQN [OPTIONS]\n"
+	"usage: wharf-nvmf-perf -a ADDR -n NQN [OPTIONS]\n"
 	"\n"
 	"Drives an NVMe-oF RDMA subsystem with <wharf/nvmf_host.h>: QD\n"
 	"commands outstanding on each I/O queue for the given time, then a\n"
 	"table (or --json) of IOPS, MiB/s and latency.  Progress on stderr.\n"
 	"\n"
-	"  --traddr ADDR      target IPv4/IPv6 address (required)\n"
-	"  --trsvcid PORT     target port (default 4420)\n"
-	"  --subnqn NQN       subsystem NQN (required)\n"
-	"  --hostnqn NQN      host NQN (default /etc/nvme/hostnqn, else\n"
-	"                     one from a random host ID)\n"
-	"  --nsid N           namespace (default 1)\n"
+	"The controller (-a and -n required) and its recovery, as nvme\n"
+	"connect takes them:\n"
+	"\n" HOST_ARGS_USAGE "\n"
+	"The load:\n"
+	"\n"
 	"  --qd N             commands outstanding per queue (default 32)\n"
 	"  --io-size BYTES    bytes per command, a multiple of the block\n"
 	"                     size; k/m/g suffixes (default 4k)\n"
@@ -35,19 +34,8 @@ const char perf_usage[] =
 	"                     the run sooner, as if the time were up: the\n"
 	"                     commands drain, --verify reads back, the\n"
 	"                     report covers the time run\n"
-	"  --queues N         I/O queues (default one per shard)\n"
-	"  --shards N         shard threads (default one per core)\n"
 	"  --cpus LIST        one shard per CPU listed, e.g. 1, 0,2 or 0-3\n"
 	"  --poll MODE        idle shards: event (default), busy, adaptive\n"
-	"  --reconnect-delay MS  after losing the controller (the target\n"
-	"                     disconnected, a timeout, a failed Keep Alive),\n"
-	"                     wait this long before reconnecting, doubling\n"
-	"                     after each failed attempt, at most 8x (default\n"
-	"                     2000); commands in flight are held and sent\n"
-	"                     again, so the run goes on\n"
-	"  --ctrl-loss-tmo MS give up reconnecting after this long: held\n"
-	"                     commands fail with ENODEV (default 600000;\n"
-	"                     0: at the first loss)\n"
 	"  --verify           every command slot owns its own blocks and\n"
 	"                     writes them with a fresh pattern, reads them\n"
 	"                     back and compares; exit 1 on a mismatch.  A\n"
@@ -103,8 +91,6 @@ enum {
 	OPT_TIME,
 	OPT_CPUS,
 	OPT_POLL,
-	OPT_RECONNECT_DELAY,
-	OPT_CTRL_LOSS_TMO,
 };
 
 static const struct option perf_longopts[] = {
@@ -122,8 +108,6 @@ static const struct option perf_longopts[] = {
 	{"time", required_argument, NULL, OPT_TIME},
 	{"cpus", required_argument, NULL, OPT_CPUS},
 	{"poll", required_argument, NULL, OPT_POLL},
-	{"reconnect-delay", required_argument, NULL, OPT_RECONNECT_DELAY},
-	{"ctrl-loss-tmo", required_argument, NULL, OPT_CTRL_LOSS_TMO},
 	{NULL, 0, NULL, 0},
 };
 
@@ -198,15 +182,6 @@ static int own_opt(void *arg, int c, const char *v)
 	case OPT_POLL:
 		rc = cli_poll_mode(v, &a->poll);
 		break;
-	case OPT_RECONNECT_DELAY:
-		rc = cli_u64(v, 1, 3600000, &n);
-		a->reconnect_delay_ms = (uint32_t)n;
-		break;
-	case OPT_CTRL_LOSS_TMO:
-		rc = cli_u64(v, 0, 86400000, &n);
-		a->ctrl_loss_tmo_ms =
-			n ? (uint32_t)n : WHARF_NVMF_HOST_TMO_AT_ONCE;
-		break;
 	default:
 		rc = -EINVAL;
 		break;
@@ -217,24 +192,19 @@ static int own_opt(void *arg, int c, const char *v)
 int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	       size_t errlen)
 {
-	const struct host_args co = {&a->traddr,  &a->trsvcid, &a->subnqn,
-				     &a->hostnqn, &a->nsid,    &a->queues,
-				     &a->shards};
-
 	memset(a, 0, sizeof(*a));
-	a->trsvcid = "4420";
-	a->nsid = 1;
+	host_args_init(&a->host);
 	a->qd = 32;
 	a->io_size = 4096;
 	a->pattern = PERF_RANDREAD;
 	a->time_s = 10;
-	if (host_args_parse(argc, argv, perf_longopts, &co, own_opt, a, err,
-			    errlen))
+	if (host_args_parse(argc, argv, "h", perf_longopts, &a->host, own_opt,
+			    a, err, errlen))
 		return -EINVAL;
 	if (a->help || a->version)
 		return 0;
-	if (!a->traddr || (!a->subnqn && !a->discover)) {
-		snprintf(err, errlen, "--traddr and --subnqn are required");
+	if (!a->host.traddr || (!a->host.subnqn && !a->discover)) {
+		snprintf(err, errlen, "--traddr (-a) and --nqn (-n, --subnqn) are required");
 		return -EINVAL;
 	}
 	return 0;

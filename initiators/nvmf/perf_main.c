@@ -500,6 +500,7 @@ static double cpu_s(void)
 struct result {
 	uint64_t ios, errors, verify_errors, rechecked;
 	uint64_t reconnects, retried;
+	double connect_ms; /* wharf_nvmf_host_connect(), authentication too */
 	double secs, iops, mib_s, cpu_us_per_io;
 	double avg_us, p50_us, p99_us, p999_us, max_us;
 };
@@ -514,11 +515,15 @@ static void report(const struct perf_args *a,
 		cli_json_init(&j, stdout, CLI_JSON_COMPACT);
 		cli_json_obj(&j, NULL);
 		cli_json_str(&j, "tool", "wharf-nvmf-perf");
-		cli_json_str(&j, "traddr", a->traddr);
-		cli_json_str(&j, "trsvcid", a->trsvcid);
-		cli_json_str(&j, "subnqn", a->subnqn);
-		cli_json_u64(&j, "nsid", a->nsid);
+		cli_json_str(&j, "traddr", a->host.traddr);
+		cli_json_str(&j, "trsvcid", a->host.trsvcid);
+		cli_json_str(&j, "subnqn", a->host.subnqn);
+		cli_json_u64(&j, "nsid", a->host.nsid);
 		cli_json_str(&j, "pattern", perf_pattern_name(a->pattern));
+		cli_json_bool(&j, "dhchap", a->host.dhchap_secret != NULL);
+		cli_json_bool(&j, "dhchap_bidi",
+			      a->host.dhchap_ctrl_secret != NULL);
+		cli_json_num(&j, "connect_ms", r->connect_ms);
 		cli_json_u64(&j, "io_size", a->io_size);
 		cli_json_u64(&j, "qd", a->qd);
 		cli_json_u64(&j, "queues", in->nr_io_queues);
@@ -558,8 +563,12 @@ static void report(const struct perf_args *a,
 	       perf_pattern_name(a->pattern), a->io_size, a->qd,
 	       in->nr_io_queues, r->iops, r->mib_s, r->avg_us, r->p50_us,
 	       r->p99_us, r->p999_us, r->cpu_us_per_io);
-	printf("wharf-nvmf-perf: %llu I/Os in %.2f s, %llu reconnects, %llu "
-	       "retried, %llu errors%s",
+	printf("wharf-nvmf-perf: connected in %.1f ms%s; %llu I/Os in %.2f s, "
+	       "%llu reconnects, %llu retried, %llu errors%s",
+	       r->connect_ms,
+	       a->host.dhchap_ctrl_secret ? " (DH-HMAC-CHAP, bidirectional)"
+	       : a->host.dhchap_secret	  ? " (DH-HMAC-CHAP)"
+					  : "",
 	       (unsigned long long)r->ios, r->secs,
 	       (unsigned long long)r->reconnects,
 	       (unsigned long long)r->retried, (unsigned long long)r->errors,
@@ -571,7 +580,8 @@ static void report(const struct perf_args *a,
 		       (unsigned long long)r->rechecked);
 }
 
-static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
+static int run(const struct perf_args *a, struct wharf_nvmf_host *host,
+	       double connect_ms)
 {
 	struct wharf_nvmf_host_info in = {.size = sizeof(in)};
 	struct wharf_nvmf_host_ns ns = {.size = sizeof(ns)};
@@ -588,10 +598,12 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 
 	wharf_nvmf_host_info(host, &in);
 	for (i = 0; i < in.nr_ns; i++)
-		if (!wharf_nvmf_host_ns(host, i, &ns) && ns.nsid == a->nsid)
+		if (!wharf_nvmf_host_ns(host, i, &ns) &&
+		    ns.nsid == a->host.nsid)
 			break;
 	if (i == in.nr_ns || !ns.block_size) {
-		fprintf(stderr, "wharf-nvmf-perf: no namespace %u\n", a->nsid);
+		fprintf(stderr, "wharf-nvmf-perf: no namespace %u\n",
+			a->host.nsid);
 		return 2;
 	}
 	if (a->io_size % ns.block_size || a->io_size > in.max_io_size) {
@@ -626,7 +638,7 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 		fprintf(stderr,
 			"wharf-nvmf-perf: %s %s: %u queue(s), qd %u, %s %u "
 			"bytes, %u s (cntlid %u, in-capsule %u, max I/O %u)\n",
-			a->traddr, a->subnqn, n, a->qd,
+			a->host.traddr, a->host.subnqn, n, a->qd,
 			perf_pattern_name(a->pattern), a->io_size, a->time_s,
 			in.cntlid, in.in_capsule_size, in.max_io_size);
 	c0 = cpu_s();
@@ -703,6 +715,7 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host)
 	}
 	wharf_nvmf_host_stats(host, &hs);
 	r.reconnects = hs.reconnects;
+	r.connect_ms = connect_ms;
 	r.retried = hs.retried;
 	r.ios = all.count;
 	r.iops = (double)r.ios / r.secs;
@@ -758,6 +771,7 @@ int main(int argc, char **argv)
 	struct wharf_nvmf_host *host = NULL;
 	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST}, *ai = NULL;
 	char err[256];
+	uint64_t t0;
 	int rc;
 
 	if (perf_parse(argc, argv, &a, err, sizeof(err))) {
@@ -772,13 +786,13 @@ int main(int argc, char **argv)
 		cli_version(stdout, "wharf-nvmf-perf");
 		return 0;
 	}
-	if (getaddrinfo(a.traddr, a.trsvcid, &hints, &ai)) {
+	if (getaddrinfo(a.host.traddr, a.host.trsvcid, &hints, &ai)) {
 		fprintf(stderr, "wharf-nvmf-perf: bad address %s port %s\n",
-			a.traddr, a.trsvcid);
+			a.host.traddr, a.host.trsvcid);
 		return 2;
 	}
 	wharf_ctx_opts_init(&co);
-	co.nshards = a.ncpus ? 0 : a.shards;
+	co.nshards = a.ncpus ? 0 : a.host.shards;
 	co.cpus = a.ncpus ? a.cpus : NULL;
 	co.ncpus = a.ncpus;
 	co.poll_mode = (enum wharf_poll_mode)a.poll;
@@ -795,19 +809,16 @@ int main(int argc, char **argv)
 	wharf_nvmf_host_opts_init(&ho);
 	ho.cm = cm;
 	ho.dst = ai->ai_addr;
-	ho.subnqn = a.subnqn;
-	ho.hostnqn = a.hostnqn;
-	ho.nr_io_queues = a.queues;
+	host_args_apply(&a.host, &ho);
 	/* A slot per command (one spare entry), each with a bounce buffer
 	 * of exactly one command's data. */
 	ho.queue_size = a.qd + 1;
 	ho.max_io_size = a.io_size;
-	ho.reconnect_delay_ms = a.reconnect_delay_ms;
-	ho.ctrl_loss_tmo_ms = a.ctrl_loss_tmo_ms;
 	if (a.discover) {
 		rc = discover(&ho);
 		goto out;
 	}
+	t0 = wharf_now_ns();
 	rc = wharf_nvmf_host_connect(&ho, &host);
 	if (rc) { /* the reason went to the log (stderr) */
 		fprintf(stderr, "wharf-nvmf-perf: connect: %s\n",
@@ -815,7 +826,7 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	rc = run(&a, host);
+	rc = run(&a, host, (double)(wharf_now_ns() - t0) / 1e6);
 	wharf_nvmf_host_disconnect(host);
 out:
 	if (cm)

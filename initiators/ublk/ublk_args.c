@@ -13,9 +13,8 @@
 #include "initiators/ublk/ublk_args.h"
 
 const char ublk_usage[] =
-	"usage: wharf-ublk add --traddr ADDR --subnqn NQN [OPTIONS]\n"
-	"       wharf-ublk recover --number N --traddr ADDR --subnqn NQN "
-	"[OPTIONS]\n"
+	"usage: wharf-ublk add -a ADDR -n NQN [OPTIONS]\n"
+	"       wharf-ublk recover --number N -a ADDR -n NQN [OPTIONS]\n"
 	"       wharf-ublk del --number N | --all\n"
 	"       wharf-ublk list [--number N] [--json]\n"
 	"\n"
@@ -29,26 +28,18 @@ const char ublk_usage[] =
 	"and holds its I/O until `recover` takes it over (the held requests\n"
 	"are sent again) or `del` removes it.\n"
 	"\n"
-	"  --traddr ADDR         target IPv4/IPv6 address (add, recover)\n"
-	"  --trsvcid PORT        target port (default 4420)\n"
-	"  --subnqn NQN          subsystem NQN (add, recover)\n"
-	"  --hostnqn NQN         host NQN (default /etc/nvme/hostnqn, else\n"
-	"                        one from a random host ID)\n"
-	"  --nsid N              namespace (default 1)\n"
-	"  --queues N            NVMe I/O queues, one ublk queue each\n"
-	"                        (default one per shard)\n"
-	"  --shards N            shard threads (default one per core)\n"
+	"add and recover: the controller (-a and -n required) and its\n"
+	"recovery, as nvme connect takes them (one ublk queue per I/O\n"
+	"queue); while the controller reconnects, the device's requests\n"
+	"wait:\n"
+	"\n" HOST_ARGS_USAGE "\n"
+	"The device:\n"
+	"\n"
 	"  --cpus LIST           one shard per CPU listed, e.g. 1, 0,2 or 0-3\n"
 	"  --poll MODE           idle shards: event (default), busy, adaptive\n"
 	"  --queue-depth N       requests per ublk queue (default the I/O\n"
 	"                        queue's size, at most 128)\n"
 	"  --max-io-size B       largest request; k/m suffixes (default 128k)\n"
-	"  --reconnect-delay S   seconds before reconnecting after a loss\n"
-	"  --ctrl-loss-tmo S     seconds to keep reconnecting (-1: forever)\n"
-	"  --keep-alive-tmo S    keep-alive timeout, seconds\n"
-	"  --fast_io_fail_tmo S  fail held I/O after S seconds of "
-	"reconnecting\n"
-	"                        (-1: never, the default)\n"
 	"  --number N            the device number (add: default the first\n"
 	"                        free; recover, del, list: the device)\n"
 	"  --all                 del: every ublk device\n"
@@ -63,10 +54,6 @@ enum {
 	OPT_QUIET = 0x100,
 	OPT_QUEUE_DEPTH,
 	OPT_MAX_IO_SIZE,
-	OPT_RECONNECT_DELAY,
-	OPT_CTRL_LOSS_TMO,
-	OPT_KATO,
-	OPT_FAST_IO_FAIL,
 	OPT_NUMBER,
 	OPT_ALL,
 	OPT_JSON,
@@ -80,10 +67,6 @@ static const struct option ublk_longopts[] = {
 	{"quiet", no_argument, NULL, OPT_QUIET},
 	{"queue-depth", required_argument, NULL, OPT_QUEUE_DEPTH},
 	{"max-io-size", required_argument, NULL, OPT_MAX_IO_SIZE},
-	{"reconnect-delay", required_argument, NULL, OPT_RECONNECT_DELAY},
-	{"ctrl-loss-tmo", required_argument, NULL, OPT_CTRL_LOSS_TMO},
-	{"keep-alive-tmo", required_argument, NULL, OPT_KATO},
-	{"fast_io_fail_tmo", required_argument, NULL, OPT_FAST_IO_FAIL},
 	{"number", required_argument, NULL, OPT_NUMBER},
 	{"all", no_argument, NULL, OPT_ALL},
 	{"json", no_argument, NULL, OPT_JSON},
@@ -92,26 +75,10 @@ static const struct option ublk_longopts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* A count of seconds, or -1 where @neg allows it. */
-static int secs(const char *v, bool neg, int32_t *out)
-{
-	uint64_t n;
-
-	if (neg && !strcmp(v, "-1")) {
-		*out = -1;
-		return 0;
-	}
-	if (cli_u64(v, 0, 86400 * 365, &n))
-		return -EINVAL;
-	*out = (int32_t)n;
-	return 0;
-}
-
 static int own_opt(void *arg, int c, const char *v)
 {
 	struct ublk_args *a = arg;
 	uint64_t n = 0;
-	int32_t s = 0;
 	int rc = 0;
 
 	switch (c) {
@@ -131,20 +98,6 @@ static int own_opt(void *arg, int c, const char *v)
 	case OPT_MAX_IO_SIZE:
 		rc = cli_size(v, 4096, 1u << 20, &n);
 		a->max_io_size = (uint32_t)n;
-		break;
-	case OPT_RECONNECT_DELAY:
-		rc = secs(v, false, &s);
-		a->reconnect_delay_s = (uint32_t)s;
-		break;
-	case OPT_CTRL_LOSS_TMO:
-		rc = secs(v, true, &a->ctrl_loss_tmo_s);
-		break;
-	case OPT_KATO:
-		rc = secs(v, false, &s);
-		a->keep_alive_tmo_s = (uint32_t)s;
-		break;
-	case OPT_FAST_IO_FAIL:
-		rc = secs(v, true, &a->fast_io_fail_tmo_s);
 		break;
 	case OPT_NUMBER:
 		rc = cli_u64(v, 0, 1u << 20, &n);
@@ -183,17 +136,12 @@ static const struct {
 int ublk_parse(int argc, char **argv, struct ublk_args *a, char *err,
 	       size_t errlen)
 {
-	const struct host_args co = {&a->traddr,  &a->trsvcid, &a->subnqn,
-				     &a->hostnqn, &a->nsid,    &a->queues,
-				     &a->shards};
 	const char *v = argc > 1 ? argv[1] : NULL;
 
 	memset(a, 0, sizeof(*a));
-	a->trsvcid = "4420";
-	a->nsid = 1;
+	host_args_init(&a->host);
 	a->max_io_size = 128 * 1024;
 	a->number = UBLK_ARGS_ANY_NUMBER;
-	a->fast_io_fail_tmo_s = -1;
 	if (v && (!strcmp(v, "--help") || !strcmp(v, "-h"))) {
 		a->help = true;
 		return 0;
@@ -214,14 +162,14 @@ int ublk_parse(int argc, char **argv, struct ublk_args *a, char *err,
 				 "no subcommand (add, recover, del or list)");
 		return -EINVAL;
 	}
-	if (host_args_parse(argc - 1, argv + 1, ublk_longopts, &co, own_opt, a,
-			    err, errlen))
+	if (host_args_parse(argc - 1, argv + 1, "h", ublk_longopts, &a->host,
+			    own_opt, a, err, errlen))
 		return -EINVAL;
 	if (a->help || a->version)
 		return 0;
-	if (a->ncpus && a->shards && a->shards != a->ncpus) {
+	if (a->ncpus && a->host.shards && a->host.shards != a->ncpus) {
 		snprintf(err, errlen, "--shards %u but %u CPUs in --cpus",
-			 a->shards, a->ncpus);
+			 a->host.shards, a->ncpus);
 		return -EINVAL;
 	}
 	switch (a->verb) {
@@ -232,9 +180,9 @@ int ublk_parse(int argc, char **argv, struct ublk_args *a, char *err,
 		}
 		/* fall through */
 	case UBLK_VERB_ADD:
-		if (!a->traddr || !a->subnqn) {
+		if (!a->host.traddr || !a->host.subnqn) {
 			snprintf(err, errlen,
-				 "--traddr and --subnqn are required");
+				 "--traddr (-a) and --nqn (-n, --subnqn) are required");
 			return -EINVAL;
 		}
 		if (a->all || a->json) {

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "initiators/common/host_args.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -29,24 +31,12 @@ enum ublk_verb {
 struct ublk_args {
 	enum ublk_verb verb;
 	/* The controller (add, recover). */
-	const char *traddr;
-	const char *trsvcid;
-	const char *subnqn;
-	const char *hostnqn; /* NULL: the library's default */
-	uint32_t nsid;
-	unsigned queues;	 /* 0: one per shard */
-	unsigned shards;	 /* 0: the context default */
+	struct host_args host;	 /* the controller, as whom, its recovery */
 	int cpus[UBLK_MAX_CPUS]; /* --cpus: shard i on cpus[i] */
 	unsigned ncpus;
 	int poll;	      /* --poll: enum wharf_poll_mode */
 	uint32_t queue_depth; /* 0: the I/O queue's size, at most 128 */
 	uint32_t max_io_size;
-	/* nvme-cli's recovery options, in its units (seconds); 0: the
-	 * library's default.  ctrl_loss_tmo_s -1: reconnect forever. */
-	uint32_t reconnect_delay_s;
-	int32_t ctrl_loss_tmo_s;
-	uint32_t keep_alive_tmo_s;
-	int32_t fast_io_fail_tmo_s; /* -1: never (the default) */
 	/* The device. */
 	int number; /* --number; UBLK_ARGS_ANY_NUMBER */
 	bool all;   /* del --all */

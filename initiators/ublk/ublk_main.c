@@ -33,6 +33,7 @@
 #include <wharf/nvmf_host.h>
 
 #include "cli/cli.h"
+#include "initiators/common/host_stats.h"
 #include "initiators/common/sig_pipe.h"
 #include "initiators/ublk/ublk.h"
 #include "initiators/ublk/ublk_args.h"
@@ -62,16 +63,19 @@ static const char *state_name(unsigned s)
 	}
 }
 
+static struct host_stats ctrl_stats;
+
 static void print_stats(const char *when)
 {
 	struct rusage ru;
-	char line[512];
+	char line[512], ctrl[192];
 
 	ublk_stats_line(&dev.st, line, sizeof(line));
+	host_stats_line(&ctrl_stats, ctrl, sizeof(ctrl));
 	getrusage(RUSAGE_SELF, &ru);
 	fprintf(stderr,
-		"%s: stats%s: ublkb%u %s cpu_user_s=%.3f cpu_sys_s=%.3f\n",
-		prog, when, dev.id, line,
+		"%s: stats%s: ublkb%u %s %s cpu_user_s=%.3f cpu_sys_s=%.3f\n",
+		prog, when, dev.id, line, ctrl,
 		(double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
 		(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 }
@@ -306,13 +310,6 @@ static int open_cdev(uint32_t id)
 	}
 }
 
-static uint32_t secs_ms(int32_t s, uint32_t neg)
-{
-	if (s < 0)
-		return neg;
-	return (uint32_t)s * 1000u;
-}
-
 struct server {
 	struct ublk_queue **qs;
 	unsigned nq;
@@ -328,6 +325,7 @@ static void host_gone_now(struct server *s)
 {
 	if (s->host_gone || !dev.host)
 		return;
+	host_stats_detach(&ctrl_stats);
 	wharf_nvmf_host_disconnect(dev.host);
 	s->host_gone = true;
 }
@@ -360,8 +358,32 @@ static bool all_done(const struct server *s)
 	return true;
 }
 
-/* Serves until a signal or the device's end, then stops the device;
- * returns 0 or 1. */
+/* Whether the controller still lists our namespace (a namespace
+ * attribute notice or a reconnect may have taken it away). */
+static bool ns_present(void)
+{
+	struct wharf_nvmf_host_ns ns = {.size = sizeof(ns)};
+
+	for (unsigned i = 0; !wharf_nvmf_host_ns(dev.host, i, &ns); i++)
+		if (ns.nsid == dev.nsid)
+			return true;
+	return false;
+}
+
+/* on_event (shard 0): wake the main loop, which looks at the namespace
+ * list again. */
+static void on_event(const struct wharf_nvmf_host_event *ev, void *arg)
+{
+	uint64_t one = 1;
+
+	(void)arg;
+	if (ev->nr_changed && write(dev.done_efd, &one, sizeof(one)) < 0) {
+		/* the counter is full: the loop is awake anyway */
+	}
+}
+
+/* Serves until a signal, the device's end or its namespace's, then stops
+ * the device; returns 0, or 1 when the namespace went away. */
 static int serve(struct ublk_ctrl *c, struct server *s, int sfd,
 		 const struct ublk_args *a)
 {
@@ -384,6 +406,14 @@ static int serve(struct ublk_ctrl *c, struct server *s, int sfd,
 		if (all_done(s) || (!ublk_ctrl_get_info(c, dev.id, &in) &&
 				    in.state == UBLK_S_DEV_DEAD)) {
 			gone = true;
+			break;
+		}
+		if (!ns_present()) {
+			fprintf(stderr,
+				"%s: namespace %u is gone from %s: removing "
+				"/dev/ublkb%u\n",
+				prog, dev.nsid, a->host.subnqn, dev.id);
+			rc = 1;
 			break;
 		}
 	}
@@ -436,9 +466,9 @@ static int do_serve(const struct ublk_args *a)
 	char err[256];
 	int rc, sfd;
 
-	if (getaddrinfo(a->traddr, a->trsvcid, &hints, &ai)) {
-		fprintf(stderr, "%s: bad address %s port %s\n", prog, a->traddr,
-			a->trsvcid);
+	if (getaddrinfo(a->host.traddr, a->host.trsvcid, &hints, &ai)) {
+		fprintf(stderr, "%s: bad address %s port %s\n", prog,
+			a->host.traddr, a->host.trsvcid);
 		return 2;
 	}
 	if (ublk_ctrl_open(&c, err, sizeof(err))) {
@@ -457,7 +487,7 @@ static int do_serve(const struct ublk_args *a)
 	sfd = sig_pipe_setup(&set);
 	rc = sfd < 0 ? sfd : 0;
 	wharf_ctx_opts_init(&co);
-	co.nshards = a->shards;
+	co.nshards = a->host.shards;
 	co.cpus = a->ncpus ? a->cpus : NULL;
 	co.ncpus = a->ncpus;
 	co.poll_mode = (enum wharf_poll_mode)a->poll;
@@ -476,19 +506,12 @@ static int do_serve(const struct ublk_args *a)
 	wharf_nvmf_host_opts_init(&ho);
 	ho.cm = cm;
 	ho.dst = ai->ai_addr;
-	ho.subnqn = a->subnqn;
-	ho.hostnqn = a->hostnqn;
-	ho.nr_io_queues = recover ? info.nr_hw_queues : a->queues;
+	host_args_apply(&a->host, &ho);
+	if (recover)
+		ho.nr_io_queues = info.nr_hw_queues;
 	ho.queue_size = recover ? info.queue_depth : a->queue_depth;
 	ho.max_io_size = recover ? info.max_io_buf_bytes : a->max_io_size;
-	ho.reconnect_delay_ms = secs_ms((int32_t)a->reconnect_delay_s, 0);
-	ho.ctrl_loss_tmo_ms =
-		secs_ms(a->ctrl_loss_tmo_s, WHARF_NVMF_HOST_TMO_INFINITE);
-	ho.kato_ms = secs_ms((int32_t)a->keep_alive_tmo_s, 0);
-	ho.fast_io_fail_tmo_ms = a->fast_io_fail_tmo_s < 0 ? 0
-				 : a->fast_io_fail_tmo_s == 0
-					 ? WHARF_NVMF_HOST_TMO_AT_ONCE
-					 : secs_ms(a->fast_io_fail_tmo_s, 0);
+	ho.on_event = on_event;
 	rc = wharf_nvmf_host_connect(&ho, &host);
 	if (rc) {
 		fprintf(stderr, "%s: connect: %s\n", prog, strerror(-rc));
@@ -497,10 +520,12 @@ static int do_serve(const struct ublk_args *a)
 	}
 	wharf_nvmf_host_info(host, &hin);
 	dev.host = host;
-	dev.nsid = a->nsid;
-	if (geom_of(host, a->nsid, &dev.geom) ||
+	host_stats_attach(&ctrl_stats, host);
+	dev.nsid = a->host.nsid;
+	if (geom_of(host, a->host.nsid, &dev.geom) ||
 	    ublk_params_from_geom(&dev.geom, &params)) {
-		fprintf(stderr, "%s: no usable namespace %u\n", prog, a->nsid);
+		fprintf(stderr, "%s: no usable namespace %u\n", prog,
+			a->host.nsid);
 		rc = 2;
 		goto out;
 	}
@@ -517,7 +542,7 @@ static int do_serve(const struct ublk_args *a)
 				"storage\n",
 				prog, info.dev_id,
 				(unsigned long long)old.basic.dev_sectors,
-				1u << old.basic.logical_bs_shift, a->nsid,
+				1u << old.basic.logical_bs_shift, a->host.nsid,
 				(unsigned long long)params.basic.dev_sectors,
 				1u << params.basic.logical_bs_shift);
 			rc = 2;

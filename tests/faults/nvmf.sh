@@ -74,8 +74,8 @@ nvmf_perf_bin=${WHARF_NVMF_PERF:-$top/bazel-bin/initiators/nvmf/wharf-nvmf-perf}
 # leave it time to recover (on a loaded machine node b took 17 s from
 # perf's start to its first progress line and node a 24 s more from that
 # word to the kill).  Its deadline leaves room for the final read-back
-# and a slow reconnect.  Reconnects 500 ms after a loss (doubling, at
-# most 4 s), for at most 60 s.
+# and a slow reconnect.  Reconnects 0.5 s after a loss (doubling, at
+# most 4 s), for at most 60 s (perf takes nvme-cli's seconds).
 nvmf_perf_time=20
 nvmf_perf_fault_time=60
 # With a kill or a flap the run ends sooner once it has shown what it is
@@ -86,8 +86,8 @@ nvmf_perf_after=5
 nvmf_perf_queues=2
 nvmf_perf_qd=8
 nvmf_perf_limit=180
-nvmf_perf_delay_ms=500
-nvmf_perf_loss_ms=60000
+nvmf_perf_delay=0.5
+nvmf_perf_loss=60
 
 # Node a: wharf-nvmf-tgt on FILE, logging to LOG; sets tgt_pid.
 nvmf_tgt_up() { # log file
@@ -521,8 +521,8 @@ nvmf_perf_case() { # name fault
 			--subnqn "$nvmf_nqn" --queues "$nvmf_perf_queues" \
 			--qd "$nvmf_perf_qd" --io-size 4k --pattern randwrite \
 			--verify --time "$ptime" \
-			--reconnect-delay "$nvmf_perf_delay_ms" \
-			--ctrl-loss-tmo "$nvmf_perf_loss_ms" --json >"$out"
+			--reconnect-delay "$nvmf_perf_delay" \
+			--ctrl-loss-tmo "$nvmf_perf_loss" --json >"$out"
 		echo $? >"$rcf"
 	} 2>&1 | nvmf_stamp >"$log" &
 	local ppid=$!

@@ -13,11 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/guest/dhchap_secret.h"
 #include "tests/guest/nvmf_guest_util.h"
-
-extern "C" {
-#include "proto/nvme/auth.h"
-}
 
 namespace
 {
@@ -27,19 +24,6 @@ using namespace nvmf_guest;
 const char kPlain[] = "nqn.2024-01.io.wharf:plain";
 const char kUni[] = "nqn.2024-01.io.wharf:uni";
 const char kBidi[] = "nqn.2024-01.io.wharf:bidi";
-
-// A DHHC-1 secret of @len bytes of @fill, transform @hash.
-std::string Secret(uint8_t fill, uint8_t len, uint8_t hash)
-{
-	nvme_auth_key k = {};
-	char text[NVME_AUTH_KEY_TEXT_MAX];
-	k.hash = hash;
-	k.len = len;
-	for (uint8_t i = 0; i < len; i++)
-		k.key[i] = (uint8_t)(fill + i);
-	EXPECT_GT(nvme_auth_key_format(&k, text, sizeof(text)), 0);
-	return text;
-}
 
 class AuthHost : public ::testing::Test
 {
@@ -56,8 +40,8 @@ class AuthHost : public ::testing::Test
 			<< out;
 		hostnqn_ = Trim(ReadFile("/etc/nvme/hostnqn"));
 		ASSERT_FALSE(hostnqn_.empty()) << "no /etc/nvme/hostnqn";
-		key_ = Secret(0x30, 32, 1);
-		ctrl_key_ = Secret(0x70, 48, 2);
+		key_ = DhchapSecret(0x30, 32, 1);
+		ctrl_key_ = DhchapSecret(0x70, 48, 2);
 		tgt_ = new Tgt();
 		ASSERT_TRUE(tgt_->Start(
 			"nvmf_auth_host",
@@ -216,14 +200,15 @@ TEST_F(AuthHost, WrongOrMissingSecretsAreRefused)
 	auto before = tgt_->Stats();
 	// A wrong host secret: the target's Failure1.
 	EXPECT_NE(0,
-		  Connect(kUni, "--dhchap-secret=" + Secret(0x31, 32, 1), &out))
+		  Connect(kUni, "--dhchap-secret=" + DhchapSecret(0x31, 32, 1),
+			  &out))
 		<< out;
 	// The right host secret, a wrong controller secret: the host
 	// refuses the controller's response.
 	EXPECT_NE(0,
 		  Connect(kBidi,
 			  "--dhchap-secret=" + key_ + " --dhchap-ctrl-secret=" +
-				  Secret(0x71, 48, 2),
+				  DhchapSecret(0x71, 48, 2),
 			  &out))
 		<< out;
 	// No secret where one is required: no queue, no controller.

@@ -7,8 +7,11 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,6 +83,39 @@ inline int Sh(const std::string &cmd, std::string *out = nullptr,
 	if (out)
 		*out = o;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// One JSON-RPC 2.0 exchange with wharf-nvmf-tgt's --rpc socket @sock:
+// the response line ("(no socket)" when nothing listens there).
+inline std::string RpcCall(const std::string &sock, const std::string &method,
+			   const std::string &params = "{}")
+{
+	sockaddr_un sa = {};
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock.c_str());
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (sockaddr *)&sa, sizeof(sa))) {
+		if (fd >= 0)
+			close(fd);
+		return "(no socket)";
+	}
+	std::string req = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" +
+			  method + "\",\"params\":" + params + "}";
+	std::string out;
+	if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) ==
+	    (ssize_t)req.size()) {
+		char buf[4096];
+		while (out.find('\n') == std::string::npos) {
+			pollfd p = {fd, POLLIN, 0};
+			ssize_t n;
+			if (poll(&p, 1, 10000) != 1 ||
+			    (n = read(fd, buf, sizeof(buf))) <= 0)
+				break;
+			out.append(buf, (size_t)n);
+		}
+	}
+	close(fd);
+	return out;
 }
 
 // The guest kernel's NVMe controllers (nvmeN) whose sysfs attribute

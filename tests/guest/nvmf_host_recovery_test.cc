@@ -214,7 +214,7 @@ void NvmfHostRecovery::PerfThroughRestart(const std::string &opts)
 				std::to_string(kPort) + " --subnqn " + kSub +
 				" --queues 2 --shards 2 --qd 8 --time 10 "
 				"--pattern randwrite --verify --json "
-				"--reconnect-delay 300 " +
+				"--reconnect-delay 0.3 " +
 				opts,
 			&out, 150);
 	});

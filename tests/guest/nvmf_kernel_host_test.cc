@@ -37,35 +37,10 @@ const char kBound[] = "nqn.2024-01.io.wharf:bound";
 const char kPort2[] = "4445"; // the only listener kBound is exported on
 const char kRpcSock[] = "/tmp/nvmf_kernel_host.sock";
 
-// One JSON-RPC exchange with the target's --rpc socket: the response line.
+// One JSON-RPC exchange with the target's --rpc socket.
 std::string Rpc(const std::string &method, const std::string &params = "{}")
 {
-	sockaddr_un sa = {};
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", kRpcSock);
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (sockaddr *)&sa, sizeof(sa))) {
-		if (fd >= 0)
-			close(fd);
-		return "(no socket)";
-	}
-	std::string req = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"" +
-			  method + "\",\"params\":" + params + "}";
-	std::string out;
-	if (send(fd, req.data(), req.size(), MSG_NOSIGNAL) ==
-	    (ssize_t)req.size()) {
-		char buf[4096];
-		while (out.find('\n') == std::string::npos) {
-			pollfd p = {fd, POLLIN, 0};
-			ssize_t n;
-			if (poll(&p, 1, 10000) != 1 ||
-			    (n = read(fd, buf, sizeof(buf))) <= 0)
-				break;
-			out.append(buf, (size_t)n);
-		}
-	}
-	close(fd);
-	return out;
+	return nvmf_guest::RpcCall(kRpcSock, method, params);
 }
 constexpr uint64_t kNsBytes = 64ull << 20;
 

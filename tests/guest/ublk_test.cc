@@ -12,15 +12,27 @@
 // /dev/ublkbN in place; `wharf-ublk recover --number N` takes it over,
 // the held requests complete, fio exits 0 with its verify clean.
 //
+// Target restart: wharf-nvmf-tgt on a file (its data outlives the
+// process) is killed with writes in flight under /dev/ublkbN and started
+// again 1.5 s later; the host library reconnects (nvme-cli's -c 0.3 and
+// -l 60), sends the held requests again, and fio exits 0 with its verify
+// clean; the stats line counts the loss and the reconnect.
+//
+// Namespace removed: the operator removes the namespace under the
+// device (the target's RPC): wharf-ublk says so, removes the device and
+// exits 1.
+//
 // Bad input: a taken device number, recover and del of a device that does
 // not exist, a subcommand that does not exist: each a clear reason and a
-// non-zero exit, nothing left behind.  `del` of a served device from
+// non-zero exit, nothing left behind; without ublk_drv loaded, the
+// reason.  `del` of a served device from
 // another process: the server leaves cleanly.
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <sstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -62,6 +74,48 @@ int DevNumber(const std::string &log)
 	if (at == std::string::npos)
 		return -1;
 	return std::atoi(log.c_str() + at + 10);
+}
+
+// Writes to @dev at a fixed rate with a crc32c verify pass after them,
+// so that a fault meets them; fio's output goes to @log.
+void StartPacedFioVerify(Proc *fio, const std::string &dev,
+			 const std::string &log)
+{
+	fio->Start({"fio", "--name=k", "--filename=" + dev, "--ioengine=libaio",
+		    "--direct=1", "--iodepth=16", "--bs=4k", "--size=8M",
+		    "--rw=randwrite", "--rate=,1M", "--do_verify=1",
+		    "--verify_fatal=1", "--verify=crc32c"},
+		   log);
+}
+
+// Device @n has completed @writes writes (its stat file's fifth field).
+::testing::AssertionResult WritesDone(int n, uint64_t writes)
+{
+	std::string stat = "/sys/block/ublkb" + std::to_string(n) + "/stat";
+	bool ok = Poll(
+		[&] {
+			std::istringstream s(ReadFile(stat));
+			uint64_t f[5] = {0};
+			for (auto &x : f)
+				s >> x;
+			return f[4] >= writes;
+		},
+		std::chrono::seconds(60));
+	if (ok)
+		return ::testing::AssertionSuccess();
+	return ::testing::AssertionFailure() << ReadFile(stat);
+}
+
+// fio ended on its own, exit 0, no error, the verify's reads done.
+void ExpectFioClean(Proc *fio)
+{
+	ASSERT_TRUE(fio->Wait(Clock::now() + std::chrono::seconds(180)))
+		<< fio->Output();
+	EXPECT_TRUE(fio->Exited0()) << fio->status << "\n" << fio->Output();
+	EXPECT_NE(std::string::npos, fio->Output().find("err= 0"))
+		<< fio->Output();
+	EXPECT_NE(std::string::npos, fio->Output().find("READ: bw="))
+		<< fio->Output();
 }
 
 class Ublk : public ::testing::Test
@@ -249,26 +303,11 @@ TEST_F(Ublk, KilledServerRecovered)
 	int n = DevNumber(p.Output());
 	ASSERT_GE(n, 0) << p.Output();
 	std::string dev = "/dev/ublkb" + std::to_string(n);
-	std::string stat = "/sys/block/ublkb" + std::to_string(n) + "/stat";
 
 	// Writes at a fixed rate, so that the kill meets them; then the
 	// verify reads every block back.
-	fio.Start({"fio", "--name=k", "--filename=" + dev, "--ioengine=libaio",
-		   "--direct=1", "--iodepth=16", "--bs=4k", "--size=8M",
-		   "--rw=randwrite", "--rate=,1M", "--do_verify=1",
-		   "--verify_fatal=1", "--verify=crc32c"},
-		  "/tmp/ublk_test_fio.log");
-	// 200 writes done (the stat file's fifth field): fio is writing.
-	ASSERT_TRUE(Poll(
-		[&] {
-			std::istringstream s(ReadFile(stat));
-			uint64_t f[5] = {0};
-			for (auto &x : f)
-				s >> x;
-			return f[4] >= 200;
-		},
-		std::chrono::seconds(60)))
-		<< ReadFile(stat);
+	StartPacedFioVerify(&fio, dev, "/tmp/ublk_test_fio.log");
+	ASSERT_TRUE(WritesDone(n, 200)); // fio is writing
 	kill(p.pid, SIGKILL);
 	ASSERT_TRUE(p.Wait(Clock::now() + std::chrono::seconds(30)));
 	EXPECT_EQ(0, access(dev.c_str(), F_OK)) << dev << " went with it";
@@ -279,16 +318,101 @@ TEST_F(Ublk, KilledServerRecovered)
 	ASSERT_TRUE(r.WaitFor("recovered /dev/ublkb",
 			      Clock::now() + std::chrono::seconds(90)))
 		<< r.Output();
-	ASSERT_TRUE(fio.Wait(Clock::now() + std::chrono::seconds(180)))
-		<< fio.Output();
-	EXPECT_TRUE(fio.Exited0()) << fio.status << "\n" << fio.Output();
-	EXPECT_NE(std::string::npos, fio.Output().find("err= 0"))
-		<< fio.Output();
-	EXPECT_NE(std::string::npos, fio.Output().find("READ: bw="))
-		<< fio.Output();
+	ExpectFioClean(&fio);
 	Stop(&r, n);
 	EXPECT_GT(Stat(r.Output(), "writes"), 0u) << r.Output();
 	EXPECT_EQ(0u, Stat(r.Output(), "errors")) << r.Output();
+}
+
+TEST_F(Ublk, TargetRestartUnderDevice)
+{
+	const std::string img = "/tmp/ublk_test_restart.img";
+	const uint16_t port = kPort + 1;
+	const std::string conf =
+		std::string("listen ") + kAddr + " " + std::to_string(port) +
+		"\nshards 1\nsubsystem " + kSub +
+		"\n  namespace 1 file:" + img + "\n  allow-any-host\n";
+	std::string out;
+	ASSERT_EQ(0, Sh("rm -f " + img + "; truncate -s 32M " + img, &out))
+		<< out;
+	Tgt t;
+	ASSERT_TRUE(t.Start("ublk_test_restart", conf));
+	Proc p, fio;
+	Cleanup cleanup{{&p, &fio}};
+	// nvme-cli's short forms and seconds.
+	p.Start({UblkPath(), "add", "-a", kAddr, "-s", std::to_string(port),
+		 "-n", kSub, "--shards", "2", "-i", "2", "-c", "0.3", "-l",
+		 "60"},
+		"/tmp/ublk_test_restart_ublk.log");
+	ASSERT_TRUE(p.WaitFor("serving /dev/ublkb",
+			      Clock::now() + std::chrono::seconds(60)))
+		<< p.Output();
+	int n = DevNumber(p.Output());
+	ASSERT_GE(n, 0) << p.Output();
+	std::string dev = "/dev/ublkb" + std::to_string(n);
+
+	StartPacedFioVerify(&fio, dev, "/tmp/ublk_test_restart_fio.log");
+	ASSERT_TRUE(WritesDone(n, 200));
+	// Stopped first, so that writes are certainly outstanding when it
+	// dies; the outage is the point, not a wait for a state.
+	ASSERT_TRUE(t.Kill(SIGSTOP));
+	ASSERT_TRUE(t.Kill(SIGKILL));
+	ASSERT_TRUE(Poll([&] { return !t.Alive(); }));
+	std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+	ASSERT_TRUE(t.Start("ublk_test_restart", conf));
+
+	ExpectFioClean(&fio);
+	Stop(&p, n);
+	EXPECT_EQ(0u, Stat(p.Output(), "errors")) << p.Output();
+	EXPECT_GE(Stat(p.Output(), "losses"), 1u) << p.Output();
+	EXPECT_NE(UINT64_MAX, Stat(p.Output(), "losses")) << p.Output();
+	EXPECT_GE(Stat(p.Output(), "reconnects"), 1u) << p.Output();
+	EXPECT_NE(UINT64_MAX, Stat(p.Output(), "reconnects")) << p.Output();
+	EXPECT_TRUE(t.Stop());
+	Sh("rm -f " + img);
+}
+
+TEST_F(Ublk, NamespaceRemovedUnderDevice)
+{
+	const std::string sock = "/tmp/ublk_test_ns.sock";
+	const uint16_t port = kPort + 2;
+	Tgt t;
+	ASSERT_TRUE(t.Start("ublk_test_ns",
+			    std::string("listen ") + kAddr + " " +
+				    std::to_string(port) +
+				    "\nshards 1\nsubsystem " + kSub +
+				    "\n  namespace 1 ram:16M\n  allow-any-host\n",
+			    {"--rpc", sock}));
+	Proc p;
+	Cleanup cleanup{{&p}};
+	p.Start({UblkPath(), "add", "-a", kAddr, "-s", std::to_string(port),
+		 "-n", kSub, "--shards", "2", "-i", "2"},
+		"/tmp/ublk_test_ns_ublk.log");
+	ASSERT_TRUE(p.WaitFor("serving /dev/ublkb",
+			      Clock::now() + std::chrono::seconds(60)))
+		<< p.Output();
+	int n = DevNumber(p.Output());
+	ASSERT_GE(n, 0) << p.Output();
+	// The operator takes the namespace away: the host hears of it (a
+	// namespace attribute notice), wharf-ublk says so, removes the
+	// device and exits 1.
+	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":1}\n",
+		  RpcCall(sock, "nvmf_subsystem_remove_ns",
+			  std::string("{\"nqn\":\"") + kSub +
+				  "\",\"nsid\":1}"));
+	ASSERT_TRUE(p.Wait(Clock::now() + std::chrono::seconds(60)))
+		<< p.Output();
+	EXPECT_TRUE(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 1)
+		<< p.status << "\n"
+		<< p.Output();
+	EXPECT_NE(std::string::npos, p.Output().find("namespace 1 is gone"))
+		<< p.Output();
+	EXPECT_NE(std::string::npos, p.Output().find("stats at exit"))
+		<< p.Output();
+	std::string dev = "/dev/ublkb" + std::to_string(n);
+	EXPECT_TRUE(Poll([&] { return access(dev.c_str(), F_OK); }))
+		<< dev << " is still there";
+	EXPECT_TRUE(t.Stop());
 }
 
 TEST_F(Ublk, BadInputClearReasons)
@@ -335,6 +459,15 @@ TEST_F(Ublk, BadInputClearReasons)
 		<< out;
 	ASSERT_EQ(0, Sh(UblkPath() + " list --json", &out)) << out;
 	EXPECT_EQ("[]", Trim(out)) << "nothing left behind";
+	// Without the driver: the reason, and where the driver is.
+	ASSERT_EQ(0, Sh("rmmod ublk_drv", &out)) << out;
+	EXPECT_EQ(2, Sh(UblkPath() + " add -a " + kAddr + " -s " +
+				std::to_string(kPort) + " -n " + kSub,
+			&out))
+		<< out;
+	EXPECT_NE(std::string::npos, out.find("modprobe ublk_drv")) << out;
+	ASSERT_EQ(0, Sh("modprobe ublk_drv && test -c /dev/ublk-control", &out))
+		<< out;
 }
 
 } // namespace

@@ -334,8 +334,8 @@ TEST(NbdArgs, DefaultsAndModes)
 	ASSERT_EQ(0, Parse({"--traddr", "10.0.0.1", "--subnqn", "nqn.x",
 			    "--device", "/dev/nbd0"},
 			   &a));
-	EXPECT_STREQ("4420", a.trsvcid);
-	EXPECT_EQ(1u, a.nsid);
+	EXPECT_STREQ("4420", a.host.trsvcid);
+	EXPECT_EQ(1u, a.host.nsid);
 	EXPECT_EQ(128u * 1024, a.max_io_size);
 	EXPECT_EQ(0u, a.connections);
 	EXPECT_STREQ("wharf", a.export_name);
@@ -345,10 +345,10 @@ TEST(NbdArgs, DefaultsAndModes)
 			    "--nsid", "2", "--trsvcid", "4421", "--null-io"},
 			   &a));
 	EXPECT_STREQ("/tmp/s", a.socket);
-	EXPECT_EQ(3u, a.queues);
+	EXPECT_EQ(3u, a.host.queues);
 	EXPECT_EQ(64u, a.queue_size);
 	EXPECT_EQ(65536u, a.max_io_size);
-	EXPECT_EQ(2u, a.nsid);
+	EXPECT_EQ(2u, a.host.nsid);
 	EXPECT_TRUE(a.null_io);
 	ASSERT_EQ(0, Parse({"--help"}, &a));
 	EXPECT_TRUE(a.help);
@@ -390,7 +390,7 @@ TEST(NbdArgs, GetoptSpellingsAndVersion)
 			   &a));
 	EXPECT_STREQ("/dev/nbd1", a.device);
 	EXPECT_EQ(256u * 1024, a.max_io_size);
-	EXPECT_EQ(2u, a.queues);
+	EXPECT_EQ(2u, a.host.queues);
 	ASSERT_EQ(0, Parse({"--version"}, &a));
 	EXPECT_TRUE(a.version);
 	EXPECT_EQ(-EINVAL, Parse({"--traddr", "a", "--subnqn", "n", "--device",

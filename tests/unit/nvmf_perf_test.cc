@@ -72,7 +72,7 @@ TEST(NvmfPerfArgs, DefaultsAndValues)
 	struct perf_args a;
 
 	ASSERT_EQ(0, Parse({"--traddr", "1.2.3.4", "--subnqn", "nqn.x"}, &a));
-	EXPECT_STREQ("4420", a.trsvcid);
+	EXPECT_STREQ("4420", a.host.trsvcid);
 	EXPECT_EQ(32u, a.qd);
 	EXPECT_EQ(4096u, a.io_size);
 	EXPECT_EQ(PERF_RANDREAD, a.pattern);
@@ -85,10 +85,10 @@ TEST(NvmfPerfArgs, DefaultsAndValues)
 	EXPECT_EQ(64u, a.qd);
 	EXPECT_EQ(131072u, a.io_size);
 	EXPECT_EQ(PERF_RANDWRITE, a.pattern);
-	EXPECT_EQ(2u, a.queues);
+	EXPECT_EQ(2u, a.host.queues);
 	EXPECT_TRUE(a.verify);
 	EXPECT_TRUE(a.json);
-	EXPECT_STREQ("4421", a.trsvcid);
+	EXPECT_STREQ("4421", a.host.trsvcid);
 	EXPECT_FALSE(a.zero_copy);
 	EXPECT_FALSE(a.submit_thread);
 	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n", "--zero-copy",
@@ -109,7 +109,7 @@ TEST(NvmfPerfArgs, DefaultsAndValues)
 	// --discover needs the address only.
 	ASSERT_EQ(0, Parse({"--traddr", "a", "--discover"}, &a));
 	EXPECT_TRUE(a.discover);
-	EXPECT_EQ(nullptr, a.subnqn);
+	EXPECT_EQ(nullptr, a.host.subnqn);
 	EXPECT_EQ(-EINVAL, Parse({"--discover"}, &a));
 }
 
@@ -148,7 +148,7 @@ TEST(NvmfPerfArgs, GetoptSpellingsAndVersion)
 	ASSERT_EQ(0, Parse({"--traddr=1.2.3.4", "--subnqn", "n", "--qd=8",
 			    "--io-size=1m", "--cpus=0-2,5"},
 			   &a));
-	EXPECT_STREQ("1.2.3.4", a.traddr);
+	EXPECT_STREQ("1.2.3.4", a.host.traddr);
 	EXPECT_EQ(8u, a.qd);
 	EXPECT_EQ(1u << 20, a.io_size);
 	ASSERT_EQ(4u, a.ncpus);
@@ -166,13 +166,12 @@ TEST(NvmfPerfArgs, GetoptSpellingsAndVersion)
 		  Parse({"--traddr", "a", "--subnqn", "n", "--nsid", "0"}, &a));
 	EXPECT_EQ(-EINVAL,
 		  Parse({"--traddr", "a", "--subnqn", "n", "extra"}, &a));
-	// --ctrl-loss-tmo 0: at the first loss, not the default.
-	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n", "--ctrl-loss-tmo",
-			    "0"},
-			   &a));
-	EXPECT_EQ(WHARF_NVMF_HOST_TMO_AT_ONCE, a.ctrl_loss_tmo_ms);
+	// The recovery options in nvme-cli's seconds, its short forms too.
+	ASSERT_EQ(0, Parse({"-a", "a", "-n", "n", "-l", "60", "-c", "0.3"}, &a));
+	EXPECT_EQ(60000u, a.host.ctrl_loss_tmo_ms);
+	EXPECT_EQ(300u, a.host.reconnect_delay_ms);
 	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n"}, &a));
-	EXPECT_EQ(0u, a.ctrl_loss_tmo_ms);
+	EXPECT_EQ(0u, a.host.ctrl_loss_tmo_ms);
 }
 
 } // namespace

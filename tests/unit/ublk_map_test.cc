@@ -227,16 +227,16 @@ TEST(UblkArgs, Verbs)
 			   &a, &err))
 		<< err;
 	EXPECT_EQ(UBLK_VERB_ADD, a.verb);
-	EXPECT_EQ(600, a.ctrl_loss_tmo_s) << "seconds, as nvme-cli";
-	EXPECT_EQ(2u, a.reconnect_delay_s);
-	EXPECT_EQ(0, a.fast_io_fail_tmo_s);
+	EXPECT_EQ(600000u, a.host.ctrl_loss_tmo_ms) << "seconds, as nvme-cli";
+	EXPECT_EQ(2000u, a.host.reconnect_delay_ms);
+	EXPECT_EQ(0u, a.host.fast_io_fail_tmo_ms) << "0: the default, never";
 	EXPECT_EQ(UBLK_ARGS_ANY_NUMBER, a.number);
-	EXPECT_STREQ("4420", a.trsvcid);
+	EXPECT_STREQ("4420", a.host.trsvcid);
 
 	ASSERT_EQ(0, Parse({"add", "--traddr", "a", "--subnqn", "n",
 			    "--ctrl-loss-tmo", "-1"},
 			   &a, &err));
-	EXPECT_EQ(-1, a.ctrl_loss_tmo_s);
+	EXPECT_EQ(WHARF_NVMF_HOST_TMO_INFINITE, a.host.ctrl_loss_tmo_ms);
 	ASSERT_EQ(0, Parse({"recover", "--number", "3", "--traddr", "a",
 			    "--subnqn", "n"},
 			   &a, &err));
