@@ -99,6 +99,7 @@ void tgt_usage(FILE *f)
 	      "refused and why, with the host NQN, host ID and address; at "
 	      "most 20\n"
 	      "lines a second per shard).\n"
+	      "Status and stats lines go to stderr, as every wharf tool's.\n"
 	      "Signals: SIGUSR1 prints a stats line; SIGINT/SIGTERM shut down "
 	      "cleanly (stats line at exit).\n",
 	      f);

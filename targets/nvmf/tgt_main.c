@@ -20,52 +20,54 @@ static void print_stats(const struct nvmf_rdma *r, const char *when)
 	struct nvmf_tgt_stats t;
 
 	nvmf_rdma_get_stats(r, &s, &t);
-	printf("wharf-nvmf-tgt: stats%s: ctrls=%llu queues=%llu reqs=%llu "
-	       "held=%llu bufs=%llu ctrls_created=%llu connects_failed=%llu "
-	       "kato_expired=%llu dropped=%llu accepted=%llu rejected=%llu "
-	       "capsules=%llu reads=%llu writes=%llu responses=%llu "
-	       "responses_inv=%llu buf_waits=%llu wc_errors=%llu kills=%llu "
-	       "cm_requests=%llu deferred=%llu deferred_total=%llu "
-	       "deferred_accepted=%llu deferred_timed_out=%llu "
-	       "rejected_busy=%llu cm_failed=%llu backend_ops=%llu "
-	       "backend_errors=%llu backend_waits=%llu backend_fixed=%llu "
-	       "backend_inflight=%llu bounces=%llu audit_held=%llu "
-	       "media_errors=%llu "
-	       "capacity_errors=%llu write_protect_errors=%llu "
-	       "internal_errors=%llu auth_ok=%llu auth_failed=%llu\n",
-	       when, (unsigned long long)t.ctrls, (unsigned long long)s.queues,
-	       (unsigned long long)t.reqs, (unsigned long long)t.held,
-	       (unsigned long long)s.bufs_in_use,
-	       (unsigned long long)t.ctrls_created,
-	       (unsigned long long)t.connects_failed,
-	       (unsigned long long)t.kato_expired,
-	       (unsigned long long)t.dropped, (unsigned long long)s.accepted,
-	       (unsigned long long)s.rejected, (unsigned long long)s.capsules,
-	       (unsigned long long)s.rdma_reads,
-	       (unsigned long long)s.rdma_writes,
-	       (unsigned long long)s.responses,
-	       (unsigned long long)s.responses_inv,
-	       (unsigned long long)s.buf_waits, (unsigned long long)s.wc_errors,
-	       (unsigned long long)s.kills, (unsigned long long)s.cm_requests,
-	       (unsigned long long)s.deferred,
-	       (unsigned long long)s.deferred_total,
-	       (unsigned long long)s.deferred_accepted,
-	       (unsigned long long)s.deferred_timed_out,
-	       (unsigned long long)s.rejected_busy,
-	       (unsigned long long)s.cm_failed,
-	       (unsigned long long)s.backend_ops,
-	       (unsigned long long)s.backend_errors,
-	       (unsigned long long)s.backend_waits,
-	       (unsigned long long)s.backend_fixed,
-	       (unsigned long long)s.backend_inflight,
-	       (unsigned long long)s.bounces, (unsigned long long)s.audit_held,
-	       (unsigned long long)t.media_errors,
-	       (unsigned long long)t.capacity_errors,
-	       (unsigned long long)t.write_protect_errors,
-	       (unsigned long long)t.internal_errors,
-	       (unsigned long long)t.auth_ok,
-	       (unsigned long long)t.auth_failed);
-	fflush(stdout);
+	fprintf(stderr,
+		"wharf-nvmf-tgt: stats%s: ctrls=%llu queues=%llu reqs=%llu "
+		"held=%llu bufs=%llu ctrls_created=%llu connects_failed=%llu "
+		"kato_expired=%llu dropped=%llu accepted=%llu rejected=%llu "
+		"capsules=%llu reads=%llu writes=%llu responses=%llu "
+		"responses_inv=%llu buf_waits=%llu wc_errors=%llu kills=%llu "
+		"cm_requests=%llu deferred=%llu deferred_total=%llu "
+		"deferred_accepted=%llu deferred_timed_out=%llu "
+		"rejected_busy=%llu cm_failed=%llu backend_ops=%llu "
+		"backend_errors=%llu backend_waits=%llu backend_fixed=%llu "
+		"backend_inflight=%llu bounces=%llu audit_held=%llu "
+		"media_errors=%llu "
+		"capacity_errors=%llu write_protect_errors=%llu "
+		"internal_errors=%llu auth_ok=%llu auth_failed=%llu\n",
+		when, (unsigned long long)t.ctrls, (unsigned long long)s.queues,
+		(unsigned long long)t.reqs, (unsigned long long)t.held,
+		(unsigned long long)s.bufs_in_use,
+		(unsigned long long)t.ctrls_created,
+		(unsigned long long)t.connects_failed,
+		(unsigned long long)t.kato_expired,
+		(unsigned long long)t.dropped, (unsigned long long)s.accepted,
+		(unsigned long long)s.rejected, (unsigned long long)s.capsules,
+		(unsigned long long)s.rdma_reads,
+		(unsigned long long)s.rdma_writes,
+		(unsigned long long)s.responses,
+		(unsigned long long)s.responses_inv,
+		(unsigned long long)s.buf_waits,
+		(unsigned long long)s.wc_errors, (unsigned long long)s.kills,
+		(unsigned long long)s.cm_requests,
+		(unsigned long long)s.deferred,
+		(unsigned long long)s.deferred_total,
+		(unsigned long long)s.deferred_accepted,
+		(unsigned long long)s.deferred_timed_out,
+		(unsigned long long)s.rejected_busy,
+		(unsigned long long)s.cm_failed,
+		(unsigned long long)s.backend_ops,
+		(unsigned long long)s.backend_errors,
+		(unsigned long long)s.backend_waits,
+		(unsigned long long)s.backend_fixed,
+		(unsigned long long)s.backend_inflight,
+		(unsigned long long)s.bounces, (unsigned long long)s.audit_held,
+		(unsigned long long)t.media_errors,
+		(unsigned long long)t.capacity_errors,
+		(unsigned long long)t.write_protect_errors,
+		(unsigned long long)t.internal_errors,
+		(unsigned long long)t.auth_ok,
+		(unsigned long long)t.auth_failed);
+	fflush(stderr);
 }
 
 /*
@@ -121,9 +123,9 @@ static int rpc_listen(void *arg, const struct nvmf_cfg_listen *l,
 	int rc = nvmf_rdma_listen(arg, l, listener);
 
 	if (!rc)
-		printf("wharf-nvmf-tgt: listening on %s port %u\n", l->addr,
-		       l->port);
-	fflush(stdout);
+		fprintf(stderr, "wharf-nvmf-tgt: listening on %s port %u\n",
+			l->addr, l->port);
+	fflush(stderr);
 	return rc;
 }
 
@@ -200,12 +202,13 @@ int main(int argc, char **argv)
 			nvmf_config_free(&a.cfg);
 			return 1;
 		}
-		printf("wharf-nvmf-tgt: management RPC on %s\n", a.rpc);
+		fprintf(stderr, "wharf-nvmf-tgt: management RPC on %s\n",
+			a.rpc);
 	}
 	for (size_t i = 0; i < a.cfg.nlisten; i++)
-		printf("wharf-nvmf-tgt: listening on %s port %u\n",
-		       a.cfg.listen[i].addr, ports[i]);
-	fflush(stdout);
+		fprintf(stderr, "wharf-nvmf-tgt: listening on %s port %u\n",
+			a.cfg.listen[i].addr, ports[i]);
+	fflush(stderr);
 	for (;;) {
 		if (sigwait(&set, &sig))
 			continue;
@@ -215,8 +218,8 @@ int main(int argc, char **argv)
 		}
 		break;
 	}
-	printf("wharf-nvmf-tgt: %s, shutting down\n",
-	       sig == SIGINT ? "SIGINT" : "SIGTERM");
+	fprintf(stderr, "wharf-nvmf-tgt: %s, shutting down\n",
+		sig == SIGINT ? "SIGINT" : "SIGTERM");
 	nvmf_rpc_server_stop(rpc); /* no change after this point */
 	print_stats(r, " at exit");
 	rc = nvmf_rdma_destroy(r);
