@@ -244,6 +244,10 @@ void nvmf_ctrl_detach(struct nvmf_queue *q)
 		c->retired[2] += atomic_load(&q->io.read_bytes);
 		c->retired[3] += atomic_load(&q->io.write_bytes);
 	}
+	nvmf_stat_add(&c->subsys->n_cmds_gone,
+		      (int64_t)atomic_load(&q->n_cmds));
+	nvmf_stat_add(&c->subsys->n_errors_gone,
+		      (int64_t)atomic_load(&q->n_errors));
 	c->queues[q->qid] = NULL;
 	pthread_mutex_unlock(&c->lock);
 	q->ctrl = NULL;

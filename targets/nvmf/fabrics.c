@@ -95,12 +95,14 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 	}
 	if (q->qid == 0) {
 		if (d->cntlid != NVME_CNTLID_DYNAMIC) {
+			nvmf_stat_add(&s->n_refused_other, 1);
 			*why = "static controller ID asked for";
 			return invalid_param(
 				req, NVME_CONNECT_IATTR_DATA,
 				offsetof(struct nvme_connect_data, cntlid));
 		}
 		if (!nvmf_subsys_host_allowed(s, d->hostnqn)) {
+			nvmf_stat_add(&s->n_refused_host, 1);
 			*why = "host not allowed";
 			req->rsp.result = NVME_CONNECT_IPO(
 				NVME_CONNECT_IATTR_DATA,
@@ -112,6 +114,7 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 		if (sts ==
 		    nvmf_sts(NVME_SCT_CMD, NVME_SC_CONNECT_INVALID_HOST)) {
 			/* removed from the allow-list meanwhile */
+			nvmf_stat_add(&s->n_refused_host, 1);
 			*why = "host not allowed";
 			req->rsp.result = NVME_CONNECT_IPO(
 				NVME_CONNECT_IATTR_DATA,
@@ -127,9 +130,11 @@ static uint16_t connect_run(struct nvmf_queue *q, struct nvmf_req *req,
 				offsetof(struct nvme_connect_data, subnqn));
 		}
 		if (sts) {
+			nvmf_stat_add(&s->n_refused_other, 1);
 			*why = "no controller (IDs or memory exhausted)";
 			return sts;
 		}
+		nvmf_stat_add(&s->n_connects, 1);
 		dw0 = ctrl->cntlid;
 	} else {
 		sts = nvmf_ctrl_attach_io(q, d, &dw0);
@@ -310,8 +315,12 @@ static uint16_t auth_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	if (q->auth->state == NVMF_AUTH_FAILED) {
 		if (before != NVMF_AUTH_FAILED &&
 		    (atomic_exchange(&q->auth_deadline_ms, 0) ||
-		     q->auth->authenticated))
+		     q->auth->authenticated)) {
 			nvmf_stat_add(&tgt->n_auth_failed, 1);
+			if (q->ctrl)
+				nvmf_stat_add(&q->ctrl->subsys->n_auth_failed,
+					      1);
+		}
 		req->close_after = true;
 	} else if (q->auth->state == NVMF_AUTH_DONE &&
 		   before != NVMF_AUTH_DONE) {

@@ -27,6 +27,7 @@
 #include "targets/nvmf/bdev.h"
 #include "targets/nvmf/bdev_status.h"
 #include "targets/nvmf/cidset.h"
+#include "targets/nvmf/latency.h"
 #include "targets/nvmf/nvmf.h"
 #include "targets/nvmf/props.h"
 #include "proto/nvme/spec_data.h"
@@ -95,6 +96,12 @@ struct nvmf_subsys {
 	uint32_t listen_mask;
 	bool deleted;		       /* out of the table; tgt->lock */
 	struct nvmf_subsys *dead_next; /* tgt->dead; tgt->lock */
+	/* Admin queue Connects to it: controllers created, refused (the
+	 * host not allowed; anything else), and queues that failed to
+	 * authenticate; commands and errors of its queues that are gone
+	 * (the live ones count in their queue).  Relaxed counters. */
+	atomic_uint_fast64_t n_connects, n_refused_host, n_refused_other;
+	atomic_uint_fast64_t n_auth_failed, n_cmds_gone, n_errors_gone;
 	_Atomic(struct nvmf_ns *) ns[NVMF_MAX_NSID + 1]; /* by NSID */
 };
 
@@ -176,6 +183,11 @@ struct nvmf_queue {
 	uint32_t inflight;
 	uint32_t held;
 	struct nvmf_io_stats io;
+	/* Commands answered, those with an error status, and their latency
+	 * from the capsule to the response (latency.h; AERs left out: they
+	 * wait for an event).  The queue's shard writes, the RPC reads. */
+	atomic_uint_fast64_t n_cmds, n_errors;
+	atomic_uint_fast64_t lat[NVMF_LAT_BUCKETS];
 	struct nvmf_aio *aio;	/* file and block device I/O; may be NULL */
 	struct nvmf_auth *auth; /* DH-HMAC-CHAP; NULL: not required */
 	/* While the queue has not authenticated: when it is ended (the

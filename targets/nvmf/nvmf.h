@@ -149,6 +149,7 @@ struct nvmf_req {
 	uint8_t zero_mode;	/* Write Zeroes / deallocate: the fallback */
 	uint64_t zero_off;	/* the range still to zero, bytes */
 	uint64_t zero_left;
+	uint64_t start_ns; /* the capsule's arrival (CLOCK_MONOTONIC) */
 };
 
 /* What an admin queue's Connect asked for and how it ended. */

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "targets/nvmf/internal.h"
 
@@ -103,12 +104,42 @@ void nvmf_queue_kill_locked(struct nvmf_queue *q)
 	q->tgt->ops.kill(q, q->tgt->arg);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A single writer's counter (the queue's shard), read by the RPC. */
+static void bump(atomic_uint_fast64_t *c)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+/* The queue's command counters and latency histogram (not an AER's: it
+ * waits for an event, not for the target). */
+static void account(struct nvmf_queue *q, const struct nvmf_req *req,
+		    uint16_t status)
+{
+	bump(&q->n_cmds);
+	if (status)
+		bump(&q->n_errors);
+	if (q->qid == 0 && req->cmd.common.opc == NVME_ADM_ASYNC_EVENT)
+		return;
+	bump(&q->lat[nvmf_lat_bucket(now_ns() - req->start_ns)]);
+}
+
 /* Stamp the completion and release the CID. */
 static enum nvmf_act finish(struct nvmf_queue *q, struct nvmf_req *req,
 			    uint16_t status)
 {
 	struct nvme_cqe *rsp = &req->rsp;
 
+	account(q, req, status);
 	if (req->cid_held) {
 		nvmf_cidset_del(&q->cids, req->cmd.common.cid);
 		req->cid_held = false;
@@ -212,6 +243,7 @@ enum nvmf_act nvmf_req_recv(struct nvmf_queue *q, struct nvmf_req *req,
 	if (!q || !req)
 		return NVMF_ACT_DROP;
 	memset(req, 0, sizeof(*req));
+	req->start_ns = now_ns();
 	if (!capsule || len < NVME_SQE_SIZE ||
 	    atomic_load_explicit(&q->killed, memory_order_relaxed))
 		return drop(q);

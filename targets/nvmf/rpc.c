@@ -296,6 +296,125 @@ static int m_get_controllers(struct rpc_call *c)
 	return 0;
 }
 
+static json_t *u64_json(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+/* A queue's latency: percentiles and the non-empty buckets. */
+static json_t *lat_json(const uint64_t *b)
+{
+	json_t *o = json_object(), *h = json_array();
+
+	json_object_set_new(o, "p50", u64_json(nvmf_lat_percentile_us(b, 500)));
+	json_object_set_new(o, "p99", u64_json(nvmf_lat_percentile_us(b, 990)));
+	json_object_set_new(o, "p99_9",
+			    u64_json(nvmf_lat_percentile_us(b, 999)));
+	for (unsigned i = 0; i < NVMF_LAT_BUCKETS; i++) {
+		json_t *e;
+		uint64_t le = nvmf_lat_bucket_le_us(i);
+
+		if (!b[i])
+			continue;
+		e = json_object();
+		/* "le_us": below this bound; the last bucket has none. */
+		json_object_set_new(e, "le_us",
+				    le == UINT64_MAX ? json_null()
+						     : u64_json(le));
+		json_object_set_new(e, "count", u64_json(b[i]));
+		json_array_append_new(h, e);
+	}
+	json_object_set_new(o, "histogram", h);
+	return o;
+}
+
+/* One queue of a controller, as nvmf_subsystem_get_qpairs shows it
+ * (ctrl->lock held: the queue stays). */
+static json_t *qpair_json(const struct nvmf_ctrl *ctrl,
+			  const struct nvmf_queue *q)
+{
+	json_t *o = json_object();
+	uint64_t b[NVMF_LAT_BUCKETS];
+
+	for (unsigned i = 0; i < NVMF_LAT_BUCKETS; i++)
+		b[i] = atomic_load_explicit(&q->lat[i], memory_order_relaxed);
+	json_object_set_new(o, "cntlid", json_integer(ctrl->cntlid));
+	json_object_set_new(o, "qid", json_integer(q->qid));
+	json_object_set_new(o, "commands", u64_json(atomic_load(&q->n_cmds)));
+	json_object_set_new(o, "errors", u64_json(atomic_load(&q->n_errors)));
+	json_object_set_new(o, "read_cmds",
+			    u64_json(atomic_load(&q->io.read_cmds)));
+	json_object_set_new(o, "write_cmds",
+			    u64_json(atomic_load(&q->io.write_cmds)));
+	json_object_set_new(o, "read_bytes",
+			    u64_json(atomic_load(&q->io.read_bytes)));
+	json_object_set_new(o, "write_bytes",
+			    u64_json(atomic_load(&q->io.write_bytes)));
+	json_object_set_new(o, "latency_us", lat_json(b));
+	return o;
+}
+
+static int m_get_qpairs(struct rpc_call *c)
+{
+	static const char *const keys[] = {"nqn", NULL};
+	struct nvmf_tgt *tgt = c->env->tgt;
+	struct nvmf_subsys *s;
+
+	if (rpc_only(c, keys) || !(s = rpc_subsys(c)))
+		return -1;
+	c->result = json_array();
+	pthread_mutex_lock(&tgt->lock);
+	for (struct nvmf_ctrl *ctrl = tgt->ctrls; ctrl; ctrl = ctrl->next) {
+		if (ctrl->subsys != s)
+			continue;
+		pthread_mutex_lock(&ctrl->lock);
+		for (uint32_t q = 0; q <= ctrl->max_qid; q++)
+			if (ctrl->queues[q])
+				json_array_append_new(
+					c->result,
+					qpair_json(ctrl, ctrl->queues[q]));
+		pthread_mutex_unlock(&ctrl->lock);
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	return 0;
+}
+
+/* A subsystem's counters: its Connects, and its queues' commands (live
+ * ones and those gone). */
+static json_t *subsys_stats_json(struct nvmf_tgt *tgt,
+				 const struct nvmf_subsys *s)
+{
+	json_t *o = json_object();
+	uint64_t cmds = atomic_load(&s->n_cmds_gone),
+		 errs = atomic_load(&s->n_errors_gone), ctrls = 0;
+
+	for (struct nvmf_ctrl *ctrl = tgt->ctrls; ctrl; ctrl = ctrl->next) {
+		if (ctrl->subsys != s)
+			continue;
+		ctrls++;
+		pthread_mutex_lock(&ctrl->lock);
+		for (uint32_t q = 0; q <= ctrl->max_qid; q++)
+			if (ctrl->queues[q]) {
+				cmds += atomic_load(&ctrl->queues[q]->n_cmds);
+				errs += atomic_load(&ctrl->queues[q]->n_errors);
+			}
+		pthread_mutex_unlock(&ctrl->lock);
+	}
+	json_object_set_new(o, "nqn", json_string(s->nqn));
+	json_object_set_new(o, "controllers", u64_json(ctrls));
+	json_object_set_new(o, "connects",
+			    u64_json(atomic_load(&s->n_connects)));
+	json_object_set_new(o, "refused_host_not_allowed",
+			    u64_json(atomic_load(&s->n_refused_host)));
+	json_object_set_new(o, "refused_other",
+			    u64_json(atomic_load(&s->n_refused_other)));
+	json_object_set_new(o, "auth_failed",
+			    u64_json(atomic_load(&s->n_auth_failed)));
+	json_object_set_new(o, "commands", u64_json(cmds));
+	json_object_set_new(o, "errors", u64_json(errs));
+	return o;
+}
+
 static void add_counter(void *ctx, const char *name, uint64_t v)
 {
 	json_object_set_new((json_t *)ctx, name, json_integer((json_int_t)v));
@@ -327,6 +446,18 @@ static int m_get_stats(struct rpc_call *c)
 	PUT(write_protect_errors);
 	PUT(internal_errors);
 #undef PUT
+	{
+		struct nvmf_tgt *tgt = c->env->tgt;
+		json_t *a = json_array();
+
+		pthread_mutex_lock(&tgt->lock);
+		struct nvmf_subsys_tab *tab = nvmf_subsys_table(tgt);
+		for (size_t i = 0; i < tab->n; i++)
+			json_array_append_new(
+				a, subsys_stats_json(tgt, tab->s[i]));
+		pthread_mutex_unlock(&tgt->lock);
+		json_object_set_new(o, "subsystems", a);
+	}
 	if (c->env->stats) {
 		json_t *b = json_object();
 
@@ -643,6 +774,7 @@ static const struct method {
 	{"rpc_get_methods", m_get_methods},
 	{"nvmf_get_subsystems", m_get_subsystems},
 	{"nvmf_subsystem_get_controllers", m_get_controllers},
+	{"nvmf_subsystem_get_qpairs", m_get_qpairs},
 	{"nvmf_get_stats", m_get_stats},
 	{"nvmf_subsystem_add_ns", m_add_ns},
 	{"nvmf_subsystem_remove_ns", m_remove_ns},

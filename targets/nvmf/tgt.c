@@ -190,6 +190,7 @@ int nvmf_tgt_kato_scan(struct nvmf_tgt *tgt, uint64_t now_ms)
 				    &q->auth_deadline_ms, &dl, 0))
 				continue;
 			nvmf_stat_add(&tgt->n_auth_failed, 1);
+			nvmf_stat_add(&c->subsys->n_auth_failed, 1);
 			nvmf_queue_kill_locked(q);
 		}
 		pthread_mutex_unlock(&c->lock);

@@ -84,6 +84,10 @@ TEST(QuickStart, TheReadmeRunsAsWritten)
 	EXPECT_NE(std::string::npos, out.find("/dev/nvme")) << out;
 	EXPECT_NE(std::string::npos, out.find(host)) << out;
 	EXPECT_NE(std::string::npos, out.find("wharf-nvmf-tgt: stats:")) << out;
+	// Each of the host's queues with its latency; the subsystem's
+	// counters.
+	EXPECT_NE(std::string::npos, out.find("\"latency_us\"")) << out;
+	EXPECT_NE(std::string::npos, out.find("\"connects\": 1")) << out;
 	// The saved configuration holds what changed at run time.
 	std::string conf = ReadFile("/tmp/wharf-tgt.conf");
 	EXPECT_NE(std::string::npos, conf.find("namespace 2 null:1073741824"))

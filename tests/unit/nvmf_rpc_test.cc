@@ -163,6 +163,7 @@ TEST_F(NvmfRpc, EnvelopeErrorsAreJsonRpcErrors)
 	// The id comes back as sent; a notification gets no answer.
 	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":[\"rpc_get_methods\","
 		  "\"nvmf_get_subsystems\",\"nvmf_subsystem_get_controllers\","
+		  "\"nvmf_subsystem_get_qpairs\","
 		  "\"nvmf_get_stats\",\"nvmf_subsystem_add_ns\","
 		  "\"nvmf_subsystem_remove_ns\",\"nvmf_subsystem_add_host\","
 		  "\"nvmf_subsystem_remove_host\","
@@ -391,6 +392,87 @@ TEST_F(NvmfRpc, ControllersAndStats)
 	EXPECT_EQ(42, json_integer_value(json_object_get(
 			      json_object_get(t.Result(), "transport"),
 			      "capsules")));
+}
+
+// Per queue: commands, errors and the latency histogram; per subsystem:
+// Connects created and refused, and its queues' commands.
+TEST_F(NvmfRpc, QpairsAndSubsystemStats)
+{
+	uint16_t cntlid;
+	nvmf_queue *aq = Admin(kSub, &cntlid);
+	nvmf_queue *io = Io(1, cntlid);
+	// A host the subsystem does not let in.
+	nvmf_queue *q2 = NewQueue(0, 32);
+	EXPECT_NE(0, Status(Connect(q2, 0, 31, kSub, kStranger,
+				    NVME_CNTLID_DYNAMIC)));
+	// A command the controller does not know: an error.
+	EXPECT_NE(0, Status(Exec(aq, Cmd(0xFF, 11))));
+	EXPECT_EQ(0, Status(PropGet(aq, NVME_PROP_CSTS, NVME_PROP_SIZE_4)));
+
+	Resp qp(Call("nvmf_subsystem_get_qpairs",
+		     std::string("{\"nqn\":\"") + kSub + "\"}")
+			.c_str());
+	ASSERT_EQ(2u, json_array_size(qp.Result()));
+	uint64_t all = 0;
+	for (size_t i = 0; i < 2; i++) {
+		json_t *q = json_array_get(qp.Result(), i);
+		uint64_t qid = json_integer_value(json_object_get(q, "qid"));
+		uint64_t cmds =
+			json_integer_value(json_object_get(q, "commands"));
+		json_t *lat = json_object_get(q, "latency_us");
+		uint64_t in_hist = 0;
+		size_t j;
+		json_t *b;
+
+		EXPECT_EQ(cntlid,
+			  json_integer_value(json_object_get(q, "cntlid")));
+		// Admin: Connect, Property Set CC, the bad one, Property Get.
+		EXPECT_EQ(qid == 0 ? 4u : 1u, cmds) << qid;
+		EXPECT_EQ(qid == 0 ? 1 : 0,
+			  json_integer_value(json_object_get(q, "errors")));
+		json_array_foreach(json_object_get(lat, "histogram"), j, b)
+		{
+			in_hist +=
+				json_integer_value(json_object_get(b, "count"));
+			EXPECT_TRUE(
+				json_is_integer(json_object_get(b, "le_us")));
+		}
+		EXPECT_EQ(cmds, in_hist) << "every command in the histogram";
+		EXPECT_GT(json_integer_value(json_object_get(lat, "p50")), 0);
+		EXPECT_GE(json_integer_value(json_object_get(lat, "p99_9")),
+			  json_integer_value(json_object_get(lat, "p50")));
+		all += cmds;
+	}
+
+	Resp s(Call("nvmf_get_stats").c_str());
+	json_t *sub = nullptr, *e;
+	size_t i;
+	json_array_foreach(json_object_get(s.Result(), "subsystems"), i, e)
+	{
+		if (!strcmp(kSub, json_string_value(json_object_get(e, "nqn"))))
+			sub = e;
+	}
+	ASSERT_NE(nullptr, sub);
+	EXPECT_EQ(1, json_integer_value(json_object_get(sub, "controllers")));
+	EXPECT_EQ(1, json_integer_value(json_object_get(sub, "connects")));
+	EXPECT_EQ(1, json_integer_value(
+			     json_object_get(sub, "refused_host_not_allowed")));
+	EXPECT_EQ(0, json_integer_value(json_object_get(sub, "refused_other")));
+	EXPECT_EQ(all, (uint64_t)json_integer_value(
+			       json_object_get(sub, "commands")));
+	EXPECT_EQ(1, json_integer_value(json_object_get(sub, "errors")));
+	// A queue that goes keeps its commands in its subsystem's count.
+	DestroyQueue(io);
+	Resp t(Call("nvmf_get_stats").c_str());
+	json_array_foreach(json_object_get(t.Result(), "subsystems"), i, e)
+	{
+		if (!strcmp(kSub,
+			    json_string_value(json_object_get(e, "nqn")))) {
+			EXPECT_EQ(all, (uint64_t)json_integer_value(
+					       json_object_get(e, "commands")));
+		}
+	}
+	DestroyQueue(q2);
 }
 
 TEST_F(NvmfRpc, SaveConfigRestartsTheSameTarget)
