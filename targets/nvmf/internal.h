@@ -117,6 +117,10 @@ struct nvmf_io_stats {
 	atomic_uint_fast64_t write_cmds;
 	atomic_uint_fast64_t read_bytes;
 	atomic_uint_fast64_t write_bytes;
+	/* Flush, Write Zeroes and Dataset Management commands taken. */
+	atomic_uint_fast64_t flush_cmds;
+	atomic_uint_fast64_t write_zeroes_cmds;
+	atomic_uint_fast64_t dsm_cmds;
 };
 
 enum {

@@ -454,6 +454,12 @@ uint16_t nvmf_io_exec(struct nvmf_queue *q, struct nvmf_req *req)
 	const struct nvme_sqe *cmd = &req->cmd.common;
 	struct nvmf_ns *ns = req->ns;
 
+	if (cmd->opc == NVME_IO_FLUSH)
+		count(&q->io.flush_cmds, 1);
+	else if (cmd->opc == NVME_IO_WRITE_ZEROES)
+		count(&q->io.write_zeroes_cmds, 1);
+	else if (cmd->opc == NVME_IO_DSM)
+		count(&q->io.dsm_cmds, 1);
 	if (cmd->opc == NVME_IO_FLUSH && cmd->nsid == NVME_NSID_ALL) {
 		req->step = 1;
 		req->held_status = 0;

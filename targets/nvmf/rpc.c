@@ -350,6 +350,12 @@ static json_t *qpair_json(const struct nvmf_ctrl *ctrl,
 			    u64_json(atomic_load(&q->io.read_bytes)));
 	json_object_set_new(o, "write_bytes",
 			    u64_json(atomic_load(&q->io.write_bytes)));
+	json_object_set_new(o, "flush_cmds",
+			    u64_json(atomic_load(&q->io.flush_cmds)));
+	json_object_set_new(o, "write_zeroes_cmds",
+			    u64_json(atomic_load(&q->io.write_zeroes_cmds)));
+	json_object_set_new(o, "dsm_cmds",
+			    u64_json(atomic_load(&q->io.dsm_cmds)));
 	json_object_set_new(o, "latency_us", lat_json(b));
 	return o;
 }

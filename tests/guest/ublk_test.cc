@@ -51,6 +51,8 @@ using wharf_guest::Proc;
 
 const char kAddr[] = "198.18.0.1";
 const char kSub[] = "nqn.2024-01.io.wharf:ublk";
+// The suite target's management socket: what reached it, per queue.
+const char kRpcSock[] = "/tmp/ublk_test.sock";
 // A port no other guest test uses.
 const uint16_t kPort = 4448;
 
@@ -65,6 +67,17 @@ std::vector<std::string> UblkArgs(const char *verb)
 		kAddr,	    "--trsvcid", std::to_string(kPort),
 		"--subnqn", kSub,	 "--shards",
 		"2",	    "--queues",	 "2"};
+}
+
+// The sum of every "KEY":N in the JSON text @j (a number per queue).
+uint64_t SumField(const std::string &j, const std::string &key)
+{
+	uint64_t sum = 0;
+	std::string pat = "\"" + key + "\":";
+	for (size_t at = j.find(pat); at != std::string::npos;
+	     at = j.find(pat, at + 1))
+		sum += std::strtoull(j.c_str() + at + pat.size(), nullptr, 10);
+	return sum;
 }
 
 // N of "/dev/ublkbN" in @log, or -1.
@@ -140,7 +153,8 @@ class Ublk : public ::testing::Test
 			std::string("listen ") + kAddr + " " +
 				std::to_string(kPort) +
 				"\nshards 1\nsubsystem " + kSub +
-				"\n  namespace 1 ram:64M\n  allow-any-host\n");
+				"\n  namespace 1 ram:64M\n  allow-any-host\n",
+			{"--rpc", kRpcSock});
 		if (!started) {
 			ADD_FAILURE() << started.message();
 		}
@@ -276,6 +290,12 @@ TEST_F(Ublk, AddFioDiscardExt4)
 		     &out, 300))
 		<< out;
 
+	// On the target's side, while the controller is there: its queues
+	// took the Flush, Dataset Management and Write Zeroes commands.
+	std::string qp = RpcCall(kRpcSock, "nvmf_subsystem_get_qpairs",
+				 std::string("{\"nqn\":\"") + kSub + "\"}");
+	for (const char *k : {"flush_cmds", "dsm_cmds", "write_zeroes_cmds"})
+		EXPECT_GT(SumField(qp, k), 0u) << k << "\n" << qp;
 	kill(p.pid, SIGUSR1);
 	EXPECT_TRUE(
 		p.WaitFor("stats: ", Clock::now() + std::chrono::seconds(30)))
@@ -377,12 +397,12 @@ TEST_F(Ublk, NamespaceRemovedUnderDevice)
 	const std::string sock = "/tmp/ublk_test_ns.sock";
 	const uint16_t port = kPort + 2;
 	Tgt t;
-	ASSERT_TRUE(t.Start("ublk_test_ns",
-			    std::string("listen ") + kAddr + " " +
-				    std::to_string(port) +
-				    "\nshards 1\nsubsystem " + kSub +
-				    "\n  namespace 1 ram:16M\n  allow-any-host\n",
-			    {"--rpc", sock}));
+	ASSERT_TRUE(t.Start(
+		"ublk_test_ns",
+		std::string("listen ") + kAddr + " " + std::to_string(port) +
+			"\nshards 1\nsubsystem " + kSub +
+			"\n  namespace 1 ram:16M\n  allow-any-host\n",
+		{"--rpc", sock}));
 	Proc p;
 	Cleanup cleanup{{&p}};
 	p.Start({UblkPath(), "add", "-a", kAddr, "-s", std::to_string(port),
@@ -396,10 +416,10 @@ TEST_F(Ublk, NamespaceRemovedUnderDevice)
 	// The operator takes the namespace away: the host hears of it (a
 	// namespace attribute notice), wharf-ublk says so, removes the
 	// device and exits 1.
-	EXPECT_EQ("{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":1}\n",
-		  RpcCall(sock, "nvmf_subsystem_remove_ns",
-			  std::string("{\"nqn\":\"") + kSub +
-				  "\",\"nsid\":1}"));
+	EXPECT_EQ(
+		"{\"jsonrpc\":\"2.0\",\"result\":true,\"id\":1}\n",
+		RpcCall(sock, "nvmf_subsystem_remove_ns",
+			std::string("{\"nqn\":\"") + kSub + "\",\"nsid\":1}"));
 	ASSERT_TRUE(p.Wait(Clock::now() + std::chrono::seconds(60)))
 		<< p.Output();
 	EXPECT_TRUE(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 1)

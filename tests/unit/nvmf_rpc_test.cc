@@ -408,6 +408,7 @@ TEST_F(NvmfRpc, QpairsAndSubsystemStats)
 	// A command the controller does not know: an error.
 	EXPECT_NE(0, Status(Exec(aq, Cmd(0xFF, 11))));
 	EXPECT_EQ(0, Status(PropGet(aq, NVME_PROP_CSTS, NVME_PROP_SIZE_4)));
+	EXPECT_EQ(0, Status(Exec(io, Cmd(NVME_IO_FLUSH, 12, 1))));
 
 	Resp qp(Call("nvmf_subsystem_get_qpairs",
 		     std::string("{\"nqn\":\"") + kSub + "\"}")
@@ -426,8 +427,11 @@ TEST_F(NvmfRpc, QpairsAndSubsystemStats)
 
 		EXPECT_EQ(cntlid,
 			  json_integer_value(json_object_get(q, "cntlid")));
-		// Admin: Connect, Property Set CC, the bad one, Property Get.
-		EXPECT_EQ(qid == 0 ? 4u : 1u, cmds) << qid;
+		// Admin: Connect, Property Set CC, the bad one, Property Get;
+		// I/O: Connect, Flush.
+		EXPECT_EQ(qid == 0 ? 4u : 2u, cmds) << qid;
+		EXPECT_EQ(qid == 0 ? 0 : 1,
+			  json_integer_value(json_object_get(q, "flush_cmds")));
 		EXPECT_EQ(qid == 0 ? 1 : 0,
 			  json_integer_value(json_object_get(q, "errors")));
 		json_array_foreach(json_object_get(lat, "histogram"), j, b)
