@@ -141,7 +141,8 @@ int nbd_parse(int argc, char **argv, struct nbd_args *a, char *err,
 	if (a->help || a->version)
 		return 0;
 	if (!a->host.traddr || !a->host.subnqn) {
-		snprintf(err, errlen, "--traddr (-a) and --nqn (-n, --subnqn) are required");
+		snprintf(err, errlen,
+			 "--traddr (-a) and --nqn (-n, --subnqn) are required");
 		return -EINVAL;
 	}
 	if (!a->device == !a->socket) {

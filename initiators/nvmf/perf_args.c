@@ -204,7 +204,8 @@ int perf_parse(int argc, char **argv, struct perf_args *a, char *err,
 	if (a->help || a->version)
 		return 0;
 	if (!a->host.traddr || (!a->host.subnqn && !a->discover)) {
-		snprintf(err, errlen, "--traddr (-a) and --nqn (-n, --subnqn) are required");
+		snprintf(err, errlen,
+			 "--traddr (-a) and --nqn (-n, --subnqn) are required");
 		return -EINVAL;
 	}
 	return 0;

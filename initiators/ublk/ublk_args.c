@@ -182,7 +182,8 @@ int ublk_parse(int argc, char **argv, struct ublk_args *a, char *err,
 	case UBLK_VERB_ADD:
 		if (!a->host.traddr || !a->host.subnqn) {
 			snprintf(err, errlen,
-				 "--traddr (-a) and --nqn (-n, --subnqn) are required");
+				 "--traddr (-a) and --nqn (-n, --subnqn) are "
+				 "required");
 			return -EINVAL;
 		}
 		if (a->all || a->json) {

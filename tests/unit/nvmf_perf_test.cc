@@ -167,7 +167,8 @@ TEST(NvmfPerfArgs, GetoptSpellingsAndVersion)
 	EXPECT_EQ(-EINVAL,
 		  Parse({"--traddr", "a", "--subnqn", "n", "extra"}, &a));
 	// The recovery options in nvme-cli's seconds, its short forms too.
-	ASSERT_EQ(0, Parse({"-a", "a", "-n", "n", "-l", "60", "-c", "0.3"}, &a));
+	ASSERT_EQ(0,
+		  Parse({"-a", "a", "-n", "n", "-l", "60", "-c", "0.3"}, &a));
 	EXPECT_EQ(60000u, a.host.ctrl_loss_tmo_ms);
 	EXPECT_EQ(300u, a.host.reconnect_delay_ms);
 	ASSERT_EQ(0, Parse({"--traddr", "a", "--subnqn", "n"}, &a));
