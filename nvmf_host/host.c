@@ -330,16 +330,6 @@ static uint32_t tmo_ms(uint32_t opt, uint32_t def)
 	return opt == WHARF_NVMF_HOST_TMO_AT_ONCE ? 0 : opt;
 }
 
-/* NULL, or a secret in the DHHC-1 form. */
-static bool secret_ok(const char *text)
-{
-	struct nvme_auth_key k;
-	bool ok = !text || !nvme_auth_key_parse(text, &k);
-
-	nvme_auth_key_clear(&k);
-	return ok;
-}
-
 static int check_opts(const struct wharf_nvmf_host_opts *o)
 {
 	size_t n;
@@ -360,7 +350,9 @@ static int check_opts(const struct wharf_nvmf_host_opts *o)
 		return -EINVAL;
 	if (o->dhchap_ctrl_secret && !o->dhchap_secret)
 		return -EINVAL;
-	if (!secret_ok(o->dhchap_secret) || !secret_ok(o->dhchap_ctrl_secret))
+	if ((o->dhchap_secret && !nvme_auth_key_valid(o->dhchap_secret)) ||
+	    (o->dhchap_ctrl_secret &&
+	     !nvme_auth_key_valid(o->dhchap_ctrl_secret)))
 		return -EINVAL;
 	return 0;
 }

@@ -55,16 +55,6 @@ static int secs_ms(const char *v, bool neg, uint32_t min_ms, int64_t *out)
 	return 0;
 }
 
-/* A DH-HMAC-CHAP secret in its DHHC-1 text form. */
-static bool secret_ok(const char *val)
-{
-	struct nvme_auth_key k;
-	bool ok = !nvme_auth_key_parse(val, &k);
-
-	nvme_auth_key_clear(&k);
-	return ok;
-}
-
 static int count(const char *val, uint64_t min, uint64_t max, unsigned *out)
 {
 	uint64_t n;
@@ -134,7 +124,7 @@ int host_args_opt(struct host_args *h, int opt, const char *val)
 		return 1;
 	case 'S':
 	case 'C':
-		if (!secret_ok(val))
+		if (!nvme_auth_key_valid(val))
 			return -EINVAL;
 		*(opt == 'S' ? &h->dhchap_secret : &h->dhchap_ctrl_secret) =
 			val;

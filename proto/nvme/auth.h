@@ -99,6 +99,10 @@ int nvme_auth_key_format(const struct nvme_auth_key *key, char *buf,
 /* nvme_auth_key_clear() - cleanse a key (NULL is ignored). */
 void nvme_auth_key_clear(struct nvme_auth_key *key);
 
+/* nvme_auth_key_valid() - whether @text is a secret nvme_auth_key_parse()
+ * takes (the key decoded on the way is cleansed). */
+bool nvme_auth_key_valid(const char *text);
+
 /* The digest length of a hash ID (32, 48, 64), 0 if unknown. */
 size_t nvme_auth_hash_len(uint8_t hash_id);
 

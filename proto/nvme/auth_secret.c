@@ -181,3 +181,12 @@ void nvme_auth_key_clear(struct nvme_auth_key *key)
 	if (key)
 		OPENSSL_cleanse(key, sizeof(*key));
 }
+
+bool nvme_auth_key_valid(const char *text)
+{
+	struct nvme_auth_key k;
+	bool ok = !nvme_auth_key_parse(text, &k);
+
+	nvme_auth_key_clear(&k);
+	return ok;
+}

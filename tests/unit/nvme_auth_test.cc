@@ -845,3 +845,20 @@ TEST(NvmeAuthDh, HostAndControllerAgree)
 }
 
 } // namespace
+
+namespace
+{
+
+TEST(NvmeAuthKey, ValidTellsWithoutKeepingTheKey)
+{
+	nvme_auth_key k = {};
+	char text[NVME_AUTH_KEY_TEXT_MAX];
+
+	k.len = 32;
+	ASSERT_GT(nvme_auth_key_format(&k, text, sizeof(text)), 0);
+	EXPECT_TRUE(nvme_auth_key_valid(text));
+	EXPECT_FALSE(nvme_auth_key_valid("DHHC-1:00:c2VjcmV0:"));
+	EXPECT_FALSE(nvme_auth_key_valid("secret"));
+}
+
+} // namespace
