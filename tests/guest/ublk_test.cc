@@ -89,6 +89,20 @@ int DevNumber(const std::string &log)
 	return std::atoi(log.c_str() + at + 10);
 }
 
+// @p said "serving /dev/ublkbN" (within a minute): N into *@n.
+::testing::AssertionResult Serving(Proc *p, int *n)
+{
+	if (!p->WaitFor("serving /dev/ublkb",
+			Clock::now() + std::chrono::seconds(60)))
+		return ::testing::AssertionFailure() << "not serving:\n"
+						     << p->Output();
+	*n = DevNumber(p->Output());
+	if (*n < 0)
+		return ::testing::AssertionFailure() << "no device number:\n"
+						     << p->Output();
+	return ::testing::AssertionSuccess();
+}
+
 // Writes to @dev at a fixed rate with a crc32c verify pass after them,
 // so that a fault meets them; fio's output goes to @log.
 void StartPacedFioVerify(Proc *fio, const std::string &dev,
@@ -223,11 +237,8 @@ TEST_F(Ublk, AddFioDiscardExt4)
 	Proc p;
 	Cleanup cleanup{{&p}};
 	p.Start(UblkArgs("add"), "/tmp/ublk_test_add.log");
-	ASSERT_TRUE(p.WaitFor("serving /dev/ublkb",
-			      Clock::now() + std::chrono::seconds(60)))
-		<< p.Output();
-	int n = DevNumber(p.Output());
-	ASSERT_GE(n, 0) << p.Output();
+	int n = -1;
+	ASSERT_TRUE(Serving(&p, &n));
 	std::string dev = "/dev/ublkb" + std::to_string(n);
 	EXPECT_NE(std::string::npos, p.Output().find("2 queue(s)"))
 		<< p.Output();
@@ -317,11 +328,8 @@ TEST_F(Ublk, KilledServerRecovered)
 	Proc p, r, fio;
 	Cleanup cleanup{{&p, &r, &fio}};
 	p.Start(UblkArgs("add"), "/tmp/ublk_test_kill.log");
-	ASSERT_TRUE(p.WaitFor("serving /dev/ublkb",
-			      Clock::now() + std::chrono::seconds(60)))
-		<< p.Output();
-	int n = DevNumber(p.Output());
-	ASSERT_GE(n, 0) << p.Output();
+	int n = -1;
+	ASSERT_TRUE(Serving(&p, &n));
 	std::string dev = "/dev/ublkb" + std::to_string(n);
 
 	// Writes at a fixed rate, so that the kill meets them; then the
@@ -364,11 +372,8 @@ TEST_F(Ublk, TargetRestartUnderDevice)
 		 "-n", kSub, "--shards", "2", "-i", "2", "-c", "0.3", "-l",
 		 "60"},
 		"/tmp/ublk_test_restart_ublk.log");
-	ASSERT_TRUE(p.WaitFor("serving /dev/ublkb",
-			      Clock::now() + std::chrono::seconds(60)))
-		<< p.Output();
-	int n = DevNumber(p.Output());
-	ASSERT_GE(n, 0) << p.Output();
+	int n = -1;
+	ASSERT_TRUE(Serving(&p, &n));
 	std::string dev = "/dev/ublkb" + std::to_string(n);
 
 	StartPacedFioVerify(&fio, dev, "/tmp/ublk_test_restart_fio.log");
@@ -408,11 +413,8 @@ TEST_F(Ublk, NamespaceRemovedUnderDevice)
 	p.Start({UblkPath(), "add", "-a", kAddr, "-s", std::to_string(port),
 		 "-n", kSub, "--shards", "2", "-i", "2"},
 		"/tmp/ublk_test_ns_ublk.log");
-	ASSERT_TRUE(p.WaitFor("serving /dev/ublkb",
-			      Clock::now() + std::chrono::seconds(60)))
-		<< p.Output();
-	int n = DevNumber(p.Output());
-	ASSERT_GE(n, 0) << p.Output();
+	int n = -1;
+	ASSERT_TRUE(Serving(&p, &n));
 	// The operator takes the namespace away: the host hears of it (a
 	// namespace attribute notice), wharf-ublk says so, removes the
 	// device and exits 1.
