@@ -30,7 +30,7 @@ _Static_assert(offsetof(struct wharf_buf_pool_opts, count) == 32,
 _Static_assert(offsetof(struct wharf_buf_pool_opts, access) == 36,
 	       "struct wharf_buf_pool_opts: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_cm_opts) == 40,
+_Static_assert(sizeof(struct wharf_cm_opts) == 48,
 	       "struct wharf_cm_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_opts, size) == 0,
 	       "struct wharf_cm_opts: ./wharf abi --update");
@@ -46,6 +46,8 @@ _Static_assert(offsetof(struct wharf_cm_opts, async_shard) == 32,
 	       "struct wharf_cm_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_opts, connect_window) == 36,
 	       "struct wharf_cm_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_cm_opts, connect_window_max) == 40,
+	       "struct wharf_cm_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_cm_shard_load) == 16,
 	       "struct wharf_cm_shard_load: ./wharf abi --update");
@@ -58,7 +60,7 @@ _Static_assert(offsetof(struct wharf_cm_shard_load, node) == 8,
 _Static_assert(offsetof(struct wharf_cm_shard_load, local) == 12,
 	       "struct wharf_cm_shard_load: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_cm_stats) == 224,
+_Static_assert(sizeof(struct wharf_cm_stats) == 248,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_stats, size) == 0,
 	       "struct wharf_cm_stats: ./wharf abi --update");
@@ -115,6 +117,12 @@ _Static_assert(offsetof(struct wharf_cm_stats, deferred_accepted) == 200,
 _Static_assert(offsetof(struct wharf_cm_stats, deferred_timed_out) == 208,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_stats, deferred_lost) == 216,
+	       "struct wharf_cm_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_cm_stats, connect_window) == 224,
+	       "struct wharf_cm_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_cm_stats, window_grows) == 232,
+	       "struct wharf_cm_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_cm_stats, window_shrinks) == 240,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_conn_info) == 64,

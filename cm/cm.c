@@ -55,8 +55,14 @@ int wharf_cm_create(struct wharf_ctx *ctx, const struct wharf_cm_opts *in,
 	cm->nshards = wharf_ctx_shard_count(ctx);
 	cm->handshake_cap =
 		o.handshake_cap ? o.handshake_cap : WCM_DEF_HANDSHAKE_CAP;
-	cm->connect_window =
-		o.connect_window ? o.connect_window : WCM_DEF_CONNECT_WINDOW;
+	if (!o.connect_window) {
+		cm->win_start = WCM_WCTL_DEF_START;
+		cm->win_lo = WCM_WCTL_DEF_LO;
+		cm->win_hi = o.connect_window_max ? o.connect_window_max
+						  : WCM_WCTL_DEF_HI;
+	} else {
+		cm->win_start = cm->win_lo = cm->win_hi = o.connect_window;
+	}
 	cm->busy_retry_after_ms = o.busy_retry_after_ms ? o.busy_retry_after_ms
 							: WCM_DEF_BUSY_RETRY_MS;
 	if (cm->busy_retry_after_ms > WCM_BUSY_RETRY_AFTER_MAX)

@@ -116,10 +116,19 @@ struct wharf_cm_opts {
 	 * when they started).  This keeps a burst of connects from flooding
 	 * the kernel's serialised CM queues, where every step would wait
 	 * behind every other connection's and resolve timers would run out
-	 * with their answers still queued.  0 = 64;
-	 * WHARF_CONNECT_WINDOW_NONE = no window.
+	 * with their answers still queued.
+	 *
+	 * 0 = adaptive (the default): each shard's window starts at 32 and
+	 * follows its handshakes: it grows by half while they complete
+	 * within 3/2 of the fastest round seen, shrinks to 3/4 when they
+	 * take over twice as long, and halves on a busy REJ or a step
+	 * timeout; never below 8 nor above connect_window_max.  N = a fixed
+	 * window of N; WHARF_CONNECT_WINDOW_NONE = no window.
 	 */
 	unsigned connect_window;
+	/** Upper bound of the adaptive window (connect_window 0), per
+	 * shard; 0 = 1024, raised to 8 if lower. */
+	unsigned connect_window_max;
 };
 
 /** wharf_cm_opts.connect_window: start every wharf_connect() at once. */
@@ -1067,6 +1076,12 @@ struct wharf_cm_stats {
 	 * kernel reports no event for most such requests: those end as
 	 * deferred_timed_out, or fail when accepted.) */
 	uint64_t deferred_lost;
+	/** Gauge: the connect window's width now (summed over shards; 0
+	 * with WHARF_CONNECT_WINDOW_NONE). */
+	uint64_t connect_window;
+	/** The adaptive window's widenings and narrowings so far. */
+	uint64_t window_grows;
+	uint64_t window_shrinks;
 };
 
 /**

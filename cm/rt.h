@@ -45,6 +45,7 @@
 #include "cm/conn_table.h"
 #include "cm/overload.h"
 #include "cm/rej_busy.h"
+#include "cm/window_ctl.h"
 #include "core/list.h"
 
 /*
@@ -56,7 +57,6 @@
  * (ucmatose waits for it forever): 20 s lets the CM send it five times.
  */
 #define WCM_DEF_HANDSHAKE_CAP  1024u
-#define WCM_DEF_CONNECT_WINDOW 64u
 #define WCM_DEF_BUSY_RETRY_MS  100u
 #define WCM_DEF_REMOTE_PENALTY 64u
 #define WCM_DEF_BATCH	       32u
@@ -165,6 +165,10 @@ struct wcm_shard {
 	unsigned win_running;
 	struct wcore_list win_queue;  /* of wharf_conn.win_link */
 	_Atomic uint32_t win_waiting; /* gauge */
+	struct wcm_wctl wctl;	      /* the window's width */
+	/* Gauges of wctl for wharf_cm_stats(). */
+	_Atomic uint32_t win_limit;
+	_Atomic uint64_t win_grows, win_shrinks;
 	/* Passive admission (defer.c): handshakes presented and running,
 	 * and the FIFO of deferred requests. */
 	unsigned adm_running;
@@ -192,7 +196,9 @@ struct wharf_cm {
 	struct wharf_numa *numa;
 	struct wcm_conn_table *table;
 	unsigned handshake_cap;
-	unsigned connect_window; /* WHARF_CONNECT_WINDOW_NONE: no window */
+	/* Every shard's window: wcm_wctl_init(start, lo, hi); lo == hi is a
+	 * fixed one, ~0u both is none (window_ctl.h). */
+	unsigned win_start, win_lo, win_hi;
 	uint32_t busy_retry_after_ms;
 	uint64_t remote_penalty;
 	struct wharf_qp_res_opts res_opts;
@@ -427,6 +433,10 @@ void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step);
 /* Connect window (window.c); owner shard only. */
 void wcm_window_enter(struct wharf_conn *c); /* start now or wait */
 void wcm_window_leave(struct wharf_conn *c); /* the handshake ended */
+/* What a handshake holding a slot tells the window's width (before
+ * wcm_window_leave for its end). */
+void wcm_window_feedback(struct wharf_conn *c, enum wcm_wctl_signal sig);
+void wcm_window_init(struct wcm_shard *sh);
 bool wcm_window_ready(const struct wcm_shard *sh);
 unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max);
 

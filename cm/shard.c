@@ -209,7 +209,7 @@ int wcm_shard_alloc(struct wharf_cm *cm, unsigned i)
 	sh->shard = wharf_ctx_shard(cm->ctx, i);
 	sh->node = wharf_shard_node(sh->shard);
 	wcore_list_init(&sh->conns);
-	wcore_list_init(&sh->win_queue);
+	wcm_window_init(sh);
 	wcore_list_init(&sh->defer_queue);
 	atomic_init(&sh->next_seq, 1);
 	sh->rnd = 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^

@@ -64,6 +64,7 @@ void wcm_count_outcome(struct wharf_conn *c, const struct wcm_step *st)
 {
 	switch (st->outcome) {
 	case WCM_OUT_ESTABLISHED:
+		wcm_window_feedback(c, WCM_WCTL_ESTABLISHED);
 		handshake_over(c);
 		wcm_count(c, c->sm.side == WCM_SIDE_PASSIVE ? WCM_C_ACCEPTED
 							    : WCM_C_CONNECTED);
@@ -74,6 +75,8 @@ void wcm_count_outcome(struct wharf_conn *c, const struct wcm_step *st)
 					  memory_order_relaxed);
 		break;
 	case WCM_OUT_RETRIED:
+		if (st->rej_status != WCM_REJ_REASON_STALE_CONN)
+			wcm_window_feedback(c, WCM_WCTL_BUSY);
 		wcm_count(c, st->rej_status == WCM_REJ_REASON_STALE_CONN
 				     ? WCM_C_STALE_RETRIED
 				     : WCM_C_BUSY_RETRIED);
@@ -87,6 +90,10 @@ void wcm_count_outcome(struct wharf_conn *c, const struct wcm_step *st)
 		wcm_count(c, WCM_C_REJ_PEER);
 		break;
 	case WCM_OUT_FAILED:
+		if (c->busy_rejected)
+			wcm_window_feedback(c, WCM_WCTL_BUSY);
+		else if (st->error == WCM_ERR_TIMEOUT)
+			wcm_window_feedback(c, WCM_WCTL_TIMEOUT);
 		handshake_over(c);
 		wcm_count(c, failure_ctr(c, st->error));
 		break;
@@ -156,6 +163,13 @@ static void fill_shard(struct wharf_cm_stats *s, const struct wcm_shard *sh,
 	s->connects_waiting +=
 		atomic_load_explicit(&sh->win_waiting, memory_order_relaxed);
 	s->deferred += atomic_load_explicit(&sh->defer_n, memory_order_relaxed);
+	if (sh->cm->win_hi != WHARF_CONNECT_WINDOW_NONE)
+		s->connect_window += atomic_load_explicit(&sh->win_limit,
+							  memory_order_relaxed);
+	s->window_grows +=
+		atomic_load_explicit(&sh->win_grows, memory_order_relaxed);
+	s->window_shrinks +=
+		atomic_load_explicit(&sh->win_shrinks, memory_order_relaxed);
 }
 
 static int check_out(const struct wharf_cm_stats *out)

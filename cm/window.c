@@ -1,6 +1,6 @@
 /*
- * cm/window.c - the connect window: at most cm->connect_window active
- * handshakes run on a shard at once.
+ * cm/window.c - the connect window: at most sh->wctl.limit active
+ * handshakes run on a shard at once (its width: window_ctl.h).
  *
  * Why: every active handshake puts work on the kernel's serialised CM
  * queues (address resolution, the IB CM, the MAD layer; a user QP's move
@@ -25,7 +25,37 @@
 /* WHARF_CONNECT_WINDOW_NONE is ~0u, which win_running never reaches. */
 static bool window_full(const struct wcm_shard *sh)
 {
-	return sh->win_running >= sh->cm->connect_window;
+	return sh->win_running >= sh->wctl.limit;
+}
+
+void wcm_window_init(struct wcm_shard *sh)
+{
+	const struct wharf_cm *cm = sh->cm;
+
+	wcore_list_init(&sh->win_queue);
+	wcm_wctl_init(&sh->wctl, cm->win_start, cm->win_lo, cm->win_hi);
+	atomic_init(&sh->win_limit, sh->wctl.limit);
+	atomic_init(&sh->win_grows, 0);
+	atomic_init(&sh->win_shrinks, 0);
+}
+
+void wcm_window_feedback(struct wharf_conn *c, enum wcm_wctl_signal sig)
+{
+	struct wcm_shard *sh = c->sh;
+	uint64_t ns = 0;
+
+	if (c->sm.side != WCM_SIDE_ACTIVE || !c->win_slot)
+		return;
+	if (sig == WCM_WCTL_ESTABLISHED)
+		ns = wharf_now_ns() - c->step_ns[WHARF_STEP_ADMITTED];
+	wcm_wctl_signal(&sh->wctl, sig, ns);
+	/* Single writer: the shard itself. */
+	atomic_store_explicit(&sh->win_limit, sh->wctl.limit,
+			      memory_order_relaxed);
+	atomic_store_explicit(&sh->win_grows, sh->wctl.grows,
+			      memory_order_relaxed);
+	atomic_store_explicit(&sh->win_shrinks, sh->wctl.shrinks,
+			      memory_order_relaxed);
 }
 
 /* Starts @c's handshake now (it holds a slot). */

@@ -116,6 +116,9 @@ TEST_F(CmWindow, ConnectsBeyondTheWindowWaitAndStartInCallOrder)
 	s = CmStats(cm_);
 	EXPECT_EQ(0u, s.connects_waiting);
 	EXPECT_EQ(6u, s.connected);
+	// A fixed window: both shards' widths as set, never moved.
+	EXPECT_EQ(2u * kWindow, s.connect_window);
+	EXPECT_EQ(0u, s.window_grows + s.window_shrinks);
 	DestroyAllAndCheckAccounting(srv, ids);
 }
 
@@ -153,6 +156,61 @@ TEST_F(CmWindow, TeardownWithWaitersLeftEnds)
 	ASSERT_TRUE(srv.WaitCount(Ev::Request, kWindow)) << srv.Dump();
 	ASSERT_TRUE(Poll([&] { return CmStats(cm_).connects_waiting == 3; }));
 	// TearDown destroys the cm with 2 handshakes held and 3 waiting.
+}
+
+// The adaptive window (connect_window 0), bounded at 64 here.
+class CmAdaptiveWindow : public CmGuest
+{
+      protected:
+	void EditCmOpts(wharf_cm_opts &o) override
+	{
+		o.connect_window = 0;
+		o.connect_window_max = 64;
+	}
+	void EditResOpts(wharf_qp_res_opts &o) override
+	{
+		o.srq_depth = 1024;
+		o.recv_credits = 1;
+		o.pool_size = 64;
+	}
+
+	struct wharf_cm_stats Shard0()
+	{
+		struct wharf_cm_stats s = {};
+		s.size = sizeof(s);
+		EXPECT_EQ(0, wharf_cm_shard_stats(cm_, 0, &s));
+		return s;
+	}
+};
+
+TEST_F(CmAdaptiveWindow, WidensAfterARoundOfSteadyHandshakesWithinItsBound)
+{
+	constexpr unsigned kConns = 120;
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	srv.on_request = [](wharf_conn *c, const wharf_conn_request *) {
+		EXPECT_EQ(0, wharf_accept(c, nullptr));
+	};
+	uint16_t port = Listen(&srv);
+	EXPECT_EQ(32u, Shard0().connect_window); // where it starts
+	std::vector<uint64_t> ids;
+	for (unsigned i = 0; i < kConns; i++)
+		ids.push_back(Connect(&cli, port)); // all on shard 0
+	for (uint64_t id : ids)
+		ASSERT_TRUE(cli.WaitCount(Ev::Established, 1, id))
+			<< cli.Dump();
+	struct wharf_cm_stats s = Shard0();
+	// The first round of 32 sets the base and, level with it, widens
+	// the window by half; it never passes connect_window_max.
+	EXPECT_GE(s.window_grows, 1u);
+	EXPECT_GE(s.connect_window, 48u);
+	EXPECT_LE(s.connect_window, 64u);
+	EXPECT_EQ(0u, s.connects_waiting);
+	EXPECT_EQ(kConns, s.connected);
+	for (uint64_t id : ids)
+		Destroy(id);
+	for (const Rec &r : srv.All())
+		if (r.ev == Ev::Request)
+			Destroy(r.id);
 }
 
 } // namespace
