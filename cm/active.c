@@ -46,10 +46,10 @@ int wcm_act_resolve_addr(struct wharf_conn *c)
 		c->id_ref = true;
 		wcm_stamp(c, WHARF_STEP_ID_CREATED);
 	}
-	if (rdma_resolve_addr(c->cm_id,
-			      c->local.ss_family ? (struct sockaddr *)&c->local
-						 : NULL,
-			      (struct sockaddr *)&c->peer, (int)c->cfg.addr_ms))
+	if (rdma_resolve_addr(
+		    c->cm_id,
+		    c->local.sa.sa_family ? (struct sockaddr *)&c->local : NULL,
+		    (struct sockaddr *)&c->peer, (int)c->cfg->addr_ms))
 		return wcm_errno();
 	return 0;
 }
@@ -57,7 +57,7 @@ int wcm_act_resolve_addr(struct wharf_conn *c)
 int wcm_act_resolve_route(struct wharf_conn *c)
 {
 	wcm_stamp(c, WHARF_STEP_ADDR_RESOLVED);
-	if (rdma_resolve_route(c->cm_id, (int)c->cfg.route_ms))
+	if (rdma_resolve_route(c->cm_id, (int)c->cfg->route_ms))
 		return wcm_errno();
 	return 0;
 }
@@ -67,8 +67,8 @@ void wcm_act_restart(struct wharf_conn *c)
 	wcm_destroy_id(c);
 	c->dev = NULL;
 	c->qpn_sent = false;
-	memset(&c->peer_pdata, 0, sizeof(c->peer_pdata));
-	c->rej_is_busy = false;
+	memset(&c->act->peer_pdata, 0, sizeof(c->act->peer_pdata));
+	c->act->rej_is_busy = false;
 }
 
 int wcm_act_connect(struct wharf_conn *c)
@@ -82,8 +82,8 @@ int wcm_act_connect(struct wharf_conn *c)
 		return -ENODEV;
 	wcm_stamp(c, WHARF_STEP_ROUTE_RESOLVED);
 	/* Against the device the route leads to, before anything else. */
-	err = wcm_conn_param_connect(c->want_null ? NULL : &c->want, c->ps,
-				     &c->dev->lim, &qi, &c->neg);
+	err = wcm_conn_param_connect(c->act->want_null ? NULL : &c->act->want,
+				     c->ps, &c->dev->lim, &qi, &c->neg);
 	if (err)
 		return err;
 	if (c->ps == WCM_PS_RC) {
@@ -99,7 +99,8 @@ int wcm_act_connect(struct wharf_conn *c)
 		wcm_stamp(c, WHARF_STEP_QP_READY);
 		qi.qp_num = wharf_qp_num(c->qp);
 		qi.srq = wharf_qp_uses_srq(c->qp);
-		err = wcm_conn_param_connect(c->want_null ? NULL : &c->want,
+		err = wcm_conn_param_connect(c->act->want_null ? NULL
+							       : &c->act->want,
 					     c->ps, &c->dev->lim, &qi, &c->neg);
 		if (err)
 			return err;
@@ -116,8 +117,8 @@ int wcm_act_connect(struct wharf_conn *c)
 
 int wcm_act_establish(struct wharf_conn *c)
 {
-	uint8_t resp = c->peer_param.responder_resources;
-	uint8_t init = c->peer_param.initiator_depth;
+	uint8_t resp = c->act->peer_param.responder_resources;
+	uint8_t init = c->act->peer_param.initiator_depth;
 	int err;
 
 	if (!c->qp)
@@ -128,8 +129,8 @@ int wcm_act_establish(struct wharf_conn *c)
 		resp = c->neg.responder_resources;
 	if (init > c->neg.initiator_depth)
 		init = c->neg.initiator_depth;
-	c->peer_param.responder_resources = resp;
-	c->peer_param.initiator_depth = init;
+	c->act->peer_param.responder_resources = resp;
+	c->act->peer_param.initiator_depth = init;
 	err = wharf_qp_cm_rtr_rts(c->qp, c->cm_id, resp, init);
 	if (err)
 		return err;
@@ -188,7 +189,7 @@ static int copy_param(struct wharf_conn *c, const struct wharf_conn_param *in)
 	int err;
 
 	if (!in) {
-		c->want_null = true;
+		c->act->want_null = true;
 		return 0;
 	}
 	err = wbase_opts_copy(&p, sizeof(p), in);
@@ -202,16 +203,17 @@ static int copy_param(struct wharf_conn *c, const struct wharf_conn_param *in)
 	    (check_depth(p.responder_resources, c->cm->max_rd_atom) ||
 	     check_depth(p.initiator_depth, c->cm->max_init_rd_atom)))
 		return -EINVAL;
-	memset(&c->want, 0, sizeof(c->want));
+	memset(&c->act->want, 0, sizeof(c->act->want));
 	if (p.private_data_len)
-		memcpy(c->want_pdata, p.private_data, p.private_data_len);
-	c->want.private_data = p.private_data_len ? c->want_pdata : NULL;
-	c->want.private_data_len = p.private_data_len;
-	c->want.responder_resources = p.responder_resources;
-	c->want.initiator_depth = p.initiator_depth;
-	c->want.flow_control = p.flow_control;
-	c->want.retry_count = p.retry_count;
-	c->want.rnr_retry_count = p.rnr_retry_count;
+		memcpy(c->act->want_pdata, p.private_data, p.private_data_len);
+	c->act->want.private_data =
+		p.private_data_len ? c->act->want_pdata : NULL;
+	c->act->want.private_data_len = p.private_data_len;
+	c->act->want.responder_resources = p.responder_resources;
+	c->act->want.initiator_depth = p.initiator_depth;
+	c->act->want.flow_control = p.flow_control;
+	c->act->want.retry_count = p.retry_count;
+	c->act->want.rnr_retry_count = p.rnr_retry_count;
 	return 0;
 }
 
@@ -298,7 +300,8 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 	if (atomic_load_explicit(&cm->closing, memory_order_relaxed))
 		return -ESHUTDOWN;
 	sh = pick_shard(cm, o.shard);
-	c = wcm_conn_alloc(sh, o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC);
+	c = wcm_conn_alloc(sh, o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC,
+			   WCM_SIDE_ACTIVE);
 	if (!c)
 		return -ENOMEM;
 	err = wbase_opts_copy(&c->ops, sizeof(c->ops), o.ops);
@@ -317,7 +320,9 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 	if (o.src)
 		memcpy(&c->local, o.src, slen);
 	c->arg = o.arg;
-	copy_cfg(&c->cfg, &o);
+	copy_cfg(&c->act->cfg, &o);
+	c->cfg = &c->act->cfg;
+	c->qp_opts = c->cfg->qp;
 	c->in_handshake = true;
 	c->handover_ref = true;
 	atomic_fetch_add_explicit(&sh->hs_active, 1, memory_order_relaxed);

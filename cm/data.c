@@ -219,11 +219,11 @@ int wcm_take_qp(struct wharf_conn *c, struct wharf_qp_res *res)
 		.size = sizeof(o),
 		.ops = &qp_ops,
 		.arg = c,
-		.private_rq = c->cfg.qp.private_rq,
-		.rq_depth = c->cfg.qp.rq_depth,
-		.recv_credits = c->cfg.qp.recv_credits,
-		.sq_depth = c->cfg.qp.sq_depth,
-		.min_rnr_timer = c->cfg.qp.min_rnr_timer,
+		.private_rq = c->qp_opts.private_rq,
+		.rq_depth = c->qp_opts.rq_depth,
+		.recv_credits = c->qp_opts.recv_credits,
+		.sq_depth = c->qp_opts.sq_depth,
+		.min_rnr_timer = c->qp_opts.min_rnr_timer,
 	};
 	int err;
 

@@ -31,7 +31,7 @@
 
 static bool needs_budget(const struct wharf_conn *c)
 {
-	return c->ps == WCM_PS_RC && !c->cfg.qp.private_rq;
+	return c->ps == WCM_PS_RC && !c->qp_opts.private_rq;
 }
 
 /* What @c's owner has room for now; -errno when its resources fail. */
@@ -61,7 +61,7 @@ static int room_of(struct wharf_conn *c, struct wcm_room *r)
 		if (!res)
 			return err;
 		r->budget_ok = wharf_qp_res_admit(
-				       res, c->cfg.qp.recv_credits) != -EBUSY;
+				       res, c->qp_opts.recv_credits) != -EBUSY;
 	}
 	return 0;
 }

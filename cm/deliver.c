@@ -32,7 +32,7 @@ void wcm_deliver_request(struct wharf_conn *c)
 	if (c->quiet)
 		return;
 	if (c->ops.on_request) {
-		c->ops.on_request(c, &c->req_view, c->arg);
+		c->ops.on_request(c, &c->pas->req_view, c->arg);
 		return;
 	}
 	/* No decision callback: the listener's default accept. */
@@ -52,8 +52,8 @@ void wcm_deliver_established(struct wharf_conn *c)
 	info.ps = c->ps == WCM_PS_UD ? WHARF_PS_UD : WHARF_PS_RC;
 	if (c->ps == WCM_PS_RC) {
 		const struct wcm_conn_param *peer =
-			c->sm.side == WCM_SIDE_ACTIVE ? &c->peer_param
-						      : &c->req;
+			c->sm.side == WCM_SIDE_ACTIVE ? &c->act->peer_param
+						      : &c->pas->req;
 
 		if (c->sm.side == WCM_SIDE_ACTIVE) {
 			info.responder_resources = peer->responder_resources;
@@ -70,15 +70,15 @@ void wcm_deliver_established(struct wharf_conn *c)
 	} else {
 		info.qp_num = c->neg.qp_num;
 		if (c->sm.side == WCM_SIDE_ACTIVE) {
-			info.remote_qp_num = c->ud_qpn;
-			info.qkey = c->ud_qkey;
-			info.ah = c->ud_ah;
-			info.ah_attr = &c->ud_ah_attr;
+			info.remote_qp_num = c->act->ud_qpn;
+			info.qkey = c->act->ud_qkey;
+			info.ah = c->act->ud_ah;
+			info.ah_attr = &c->act->ud_ah_attr;
 		}
 	}
-	if (c->sm.side == WCM_SIDE_ACTIVE && c->peer_pdata.len) {
-		info.private_data = c->peer_pdata.bytes;
-		info.private_data_len = c->peer_pdata.len;
+	if (c->sm.side == WCM_SIDE_ACTIVE && c->act->peer_pdata.len) {
+		info.private_data = c->act->peer_pdata.bytes;
+		info.private_data_len = c->act->peer_pdata.len;
 	}
 	c->ops.on_established(c, &info, c->arg);
 }
@@ -92,15 +92,15 @@ void wcm_deliver_rejected(struct wharf_conn *c)
 	memset(&rej, 0, sizeof(rej));
 	rej.size = sizeof(rej);
 	rej.reason = c->rej_reason;
-	if (c->peer_pdata.len) {
-		rej.private_data = c->peer_pdata.bytes;
-		rej.private_data_len = c->peer_pdata.len;
+	if (c->act->peer_pdata.len) {
+		rej.private_data = c->act->peer_pdata.bytes;
+		rej.private_data_len = c->act->peer_pdata.len;
 	}
-	if (c->rej_is_busy) {
+	if (c->act->rej_is_busy) {
 		rej.busy = true;
-		rej.busy_reason = c->rej_busy.reason;
-		rej.retry_after_ms = c->rej_busy.retry_after_ms;
-		rej.load_permille = c->rej_busy.load_permille;
+		rej.busy_reason = c->act->rej_busy.reason;
+		rej.retry_after_ms = c->act->rej_busy.retry_after_ms;
+		rej.load_permille = c->act->rej_busy.load_permille;
 	}
 	c->ops.on_rejected(c, &rej, c->arg);
 }

@@ -58,33 +58,33 @@ void wcm_arm_timer(struct wharf_conn *c, unsigned kind)
 	case WCM_TIMER_STEP:
 		switch (c->sm.state) {
 		case WCM_ST_ADDR_RESOLVING:
-			ms = c->cfg.addr_ms + WCM_RESOLVE_GRACE_MS;
+			ms = c->cfg->addr_ms + WCM_RESOLVE_GRACE_MS;
 			break;
 		case WCM_ST_ROUTE_RESOLVING:
-			ms = c->cfg.route_ms + WCM_RESOLVE_GRACE_MS;
+			ms = c->cfg->route_ms + WCM_RESOLVE_GRACE_MS;
 			break;
 		case WCM_ST_REQ_RECEIVED:
-			ms = c->cfg.decision_ms;
+			ms = c->cfg->decision_ms;
 			break;
 		case WCM_ST_ACCEPTING:
-			ms = c->cfg.accept_ms;
+			ms = c->cfg->accept_ms;
 			break;
 		case WCM_ST_DEFERRED:
-			ms = c->cfg.defer_ms;
+			ms = c->cfg->defer_ms;
 			break;
 		default:
-			ms = c->cfg.connect_ms;
+			ms = c->cfg->connect_ms;
 			break;
 		}
 		break;
 	case WCM_TIMER_DISCONNECT:
-		ms = c->cfg.disconnect_ms;
+		ms = c->cfg->disconnect_ms;
 		break;
 	case WCM_TIMER_TIMEWAIT:
-		ms = c->cfg.timewait_ms;
+		ms = c->cfg->timewait_ms;
 		break;
 	case WCM_TIMER_RETRY:
-		ms = c->retry_delay_ms;
+		ms = c->act->retry_delay_ms;
 		break;
 	default:
 		return;

@@ -37,24 +37,27 @@ static void rejected(struct wharf_conn *c, const struct rdma_cm_event *ev,
 
 	c->rej_reason = ev->status;
 	c->last_err = -ECONNREFUSED;
-	if (wcm_pdata_recv(&c->peer_pdata, pd, len))
-		memset(&c->peer_pdata, 0, sizeof(c->peer_pdata));
-	c->rej_is_busy = !wcm_rej_busy_decode(c->peer_pdata.bytes,
-					      c->peer_pdata.len, &c->rej_busy);
+	if (!c->act) /* a passive side's REP refused: nothing to deliver */
+		return;
+	if (wcm_pdata_recv(&c->act->peer_pdata, pd, len))
+		memset(&c->act->peer_pdata, 0, sizeof(c->act->peer_pdata));
+	c->act->rej_is_busy =
+		!wcm_rej_busy_decode(c->act->peer_pdata.bytes,
+				     c->act->peer_pdata.len, &c->act->rej_busy);
 	if (c->sm.side != WCM_SIDE_ACTIVE || c->sm.state != WCM_ST_CONNECTING)
 		return;
-	if (c->cfg.stale_retry &&
-	    !wcm_retry_stale(&c->cfg.stale, ev->status, c->sm.attempt,
+	if (c->cfg->stale_retry &&
+	    !wcm_retry_stale(&c->cfg->stale, ev->status, c->sm.attempt,
 			     wcm_rand(c->sh), &delay)) {
 		in->retry = 1;
-	} else if (c->cfg.busy_retry && c->rej_is_busy &&
+	} else if (c->cfg->busy_retry && c->act->rej_is_busy &&
 		   ev->status == WCM_REJ_REASON_CONSUMER &&
-		   !wcm_retry_busy(&c->cfg.busy, &c->rej_busy, c->sm.attempt,
-				   wcm_rand(c->sh), &delay)) {
+		   !wcm_retry_busy(&c->cfg->busy, &c->act->rej_busy,
+				   c->sm.attempt, wcm_rand(c->sh), &delay)) {
 		in->retry = 1;
 	}
 	if (in->retry)
-		c->retry_delay_ms = delay;
+		c->act->retry_delay_ms = delay;
 }
 
 /* UD ESTABLISHED on the active side: the SIDR reply. */
@@ -62,16 +65,16 @@ static int ud_resolved(struct wharf_conn *c, const struct rdma_cm_event *ev)
 {
 	const struct rdma_ud_param *ud = &ev->param.ud;
 
-	c->ud_qpn = ud->qp_num & WCM_QP_NUM_MAX;
-	c->ud_qkey = ud->qkey;
-	c->ud_ah_attr = ud->ah_attr;
-	if (wcm_pdata_recv(&c->peer_pdata, ud->private_data,
+	c->act->ud_qpn = ud->qp_num & WCM_QP_NUM_MAX;
+	c->act->ud_qkey = ud->qkey;
+	c->act->ud_ah_attr = ud->ah_attr;
+	if (wcm_pdata_recv(&c->act->peer_pdata, ud->private_data,
 			   ud->private_data_len))
 		return -EPROTO;
 	if (!c->dev)
 		return -ENODEV;
-	c->ud_ah = ibv_create_ah(c->dev->ud_pd, &c->ud_ah_attr);
-	if (!c->ud_ah)
+	c->act->ud_ah = ibv_create_ah(c->dev->ud_pd, &c->act->ud_ah_attr);
+	if (!c->act->ud_ah)
 		return errno ? -errno : -ENOMEM;
 	return 0;
 }
@@ -103,8 +106,8 @@ static void handle(struct wharf_conn *c, struct rdma_cm_event *ev)
 		c->last_err = status_err(ev->status, -EHOSTUNREACH);
 		break;
 	case WCM_CM_CONNECT_RESPONSE:
-		err = wcm_conn_param_recv(&ev->param.conn, &c->peer_param,
-					  &c->peer_pdata);
+		err = wcm_conn_param_recv(&ev->param.conn, &c->act->peer_param,
+					  &c->act->peer_pdata);
 		if (err) {
 			in.event = WCM_CM_CONNECT_ERROR;
 			c->last_err = err;

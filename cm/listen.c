@@ -68,7 +68,8 @@ static unsigned pick_owner(struct wharf_listener *l, struct wcm_dev *dev,
 /* The request as the application sees it (points into @c). */
 static void request_view(struct wharf_conn *c, const struct wcm_dev *dev)
 {
-	struct wharf_conn_request *r = &c->req_view;
+	const struct wcm_passive *p = c->pas;
+	struct wharf_conn_request *r = &c->pas->req_view;
 
 	memset(r, 0, sizeof(*r));
 	r->size = sizeof(*r);
@@ -76,15 +77,15 @@ static void request_view(struct wharf_conn *c, const struct wcm_dev *dev)
 	r->local_addr = (const struct sockaddr *)&c->local;
 	r->peer_addr = (const struct sockaddr *)&c->peer;
 	r->device = dev->name;
-	r->responder_resources = c->req.responder_resources;
-	r->initiator_depth = c->req.initiator_depth;
-	r->flow_control = c->req.flow_control;
-	r->retry_count = c->req.retry_count;
-	r->rnr_retry_count = c->req.rnr_retry_count;
-	r->srq = c->req.srq;
-	r->remote_qp_num = c->req.qp_num;
-	r->private_data = c->req_pdata.len ? c->req_pdata.bytes : NULL;
-	r->private_data_len = c->req_pdata.len;
+	r->responder_resources = p->req.responder_resources;
+	r->initiator_depth = p->req.initiator_depth;
+	r->flow_control = p->req.flow_control;
+	r->retry_count = p->req.retry_count;
+	r->rnr_retry_count = p->req.rnr_retry_count;
+	r->srq = p->req.srq;
+	r->remote_qp_num = p->req.qp_num;
+	r->private_data = p->req_pdata.len ? p->req_pdata.bytes : NULL;
+	r->private_data_len = p->req_pdata.len;
 }
 
 static int copy_request(struct wharf_conn *c, const struct rdma_cm_event *ev)
@@ -95,16 +96,18 @@ static int copy_request(struct wharf_conn *c, const struct rdma_cm_event *ev)
 	int err;
 
 	if (c->ps == WCM_PS_UD) {
-		memset(&c->req, 0, sizeof(c->req));
-		err = wcm_pdata_recv(&c->req_pdata, ev->param.ud.private_data,
+		memset(&c->pas->req, 0, sizeof(c->pas->req));
+		err = wcm_pdata_recv(&c->pas->req_pdata,
+				     ev->param.ud.private_data,
 				     ev->param.ud.private_data_len);
 	} else {
-		err = wcm_conn_param_recv(&ev->param.conn, &c->req,
-					  &c->req_pdata);
+		err = wcm_conn_param_recv(&ev->param.conn, &c->pas->req,
+					  &c->pas->req_pdata);
 	}
 	if (err)
 		return err;
-	c->req.private_data = c->req_pdata.len ? c->req_pdata.bytes : NULL;
+	c->pas->req.private_data =
+		c->pas->req_pdata.len ? c->pas->req_pdata.bytes : NULL;
 	sa = rdma_get_local_addr(id);
 	len = wcm_sockaddr_len(sa);
 	memcpy(&c->local, sa, len <= sizeof(c->local) ? len : 0);
@@ -162,7 +165,7 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	}
 	/* Build the connection on shard 0's arena first: we do not know
 	 * the owner before the request is parsed. */
-	c = wcm_conn_alloc(cm->shards[0], l->ps);
+	c = wcm_conn_alloc(cm->shards[0], l->ps, WCM_SIDE_PASSIVE);
 	if (!c) {
 		refuse(l, ev, l->sh, NULL, WCM_REFUSE_RESOURCES);
 		return;
@@ -174,18 +177,12 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 		return;
 	}
 	request_view(c, dev);
-	owner = cm->shards[pick_owner(l, dev, &c->req_view)];
+	owner = cm->shards[pick_owner(l, dev, &c->pas->req_view)];
 	if (owner != cm->shards[0]) { /* move it to the owner's node */
-		struct wharf_conn *o = wcm_conn_alloc(owner, l->ps);
+		struct wharf_conn *o = wcm_conn_move(c, owner);
 
-		if (o) {
-			struct wharf_numa_arena *arena = o->arena;
-
-			memcpy(o, c, sizeof(*o));
-			o->arena = arena;
-			wcm_conn_free_unpublished(c);
+		if (o)
 			c = o;
-		}
 	}
 	c->sh = owner;
 	c->dev = dev;
@@ -198,7 +195,8 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
 	c->ops = l->ops;
 	c->arg = l->arg;
-	c->cfg = l->cfg;
+	c->cfg = &l->cfg;
+	c->qp_opts = l->cfg.qp;
 	request_view(c, dev);
 	atomic_fetch_add_explicit(&owner->hs_passive, 1, memory_order_relaxed);
 	id->context = c;
@@ -214,7 +212,7 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 		{
 			uint8_t buf[WCM_PDATA_REJECT_RC];
 			size_t len =
-				wcm_refusal_pdata(l, owner, &c->req_view,
+				wcm_refusal_pdata(l, owner, &c->pas->req_view,
 						  WCM_REFUSE_RESOURCES, buf);
 
 			rdma_reject(id, len ? buf : NULL, (uint8_t)len);

@@ -96,7 +96,7 @@ static int negotiate(struct wharf_conn *c, const struct wharf_conn_param *p,
 
 	if (p)
 		param_in(p, &want);
-	return wcm_conn_param_accept(p ? &want : NULL, &c->req, c->ps,
+	return wcm_conn_param_accept(p ? &want : NULL, &c->pas->req, c->ps,
 				     &c->dev->lim, qp ? qp : &dry, out);
 }
 
@@ -214,15 +214,15 @@ int wharf_conn_set_qp(struct wharf_conn *conn,
 		return -ENOTCONN;
 	}
 	if (qp->recv_credits)
-		conn->cfg.qp.recv_credits = qp->recv_credits;
+		conn->qp_opts.recv_credits = qp->recv_credits;
 	if (qp->private_rq)
-		conn->cfg.qp.private_rq = true;
+		conn->qp_opts.private_rq = true;
 	if (qp->rq_depth)
-		conn->cfg.qp.rq_depth = qp->rq_depth;
+		conn->qp_opts.rq_depth = qp->rq_depth;
 	if (qp->sq_depth)
-		conn->cfg.qp.sq_depth = qp->sq_depth;
+		conn->qp_opts.sq_depth = qp->sq_depth;
 	if (qp->min_rnr_timer)
-		conn->cfg.qp.min_rnr_timer = qp->min_rnr_timer;
+		conn->qp_opts.min_rnr_timer = qp->min_rnr_timer;
 	return 0;
 }
 
@@ -233,13 +233,13 @@ int wharf_conn_set_qp(struct wharf_conn *conn,
 int wcm_act_reject(struct wharf_conn *c)
 {
 	uint8_t buf[WCM_PDATA_REJECT_RC];
-	const void *pd = c->rej_len ? c->rej_pdata : NULL;
-	size_t len = c->rej_len;
+	const void *pd = c->pas->rej_pdata;
+	size_t len = c->pas->rej_len;
 
 	if (!c->cm_id)
 		return -ENOTCONN;
 	if (c->refusal) { /* the library's own: the listener's private data */
-		len = wcm_refusal_pdata(c->listener, c->sh, &c->req_view,
+		len = wcm_refusal_pdata(c->listener, c->sh, &c->pas->req_view,
 					(enum wcm_refusal)c->refusal, buf);
 		pd = len ? buf : NULL;
 	}
@@ -250,6 +250,7 @@ int wcm_act_reject(struct wharf_conn *c)
 
 int wharf_reject(struct wharf_conn *conn, const void *pdata, size_t len)
 {
+	uint8_t *copy = NULL;
 	struct wcm_step st;
 	int err;
 
@@ -258,12 +259,20 @@ int wharf_reject(struct wharf_conn *conn, const void *pdata, size_t len)
 	err = wcm_pdata_check(WCM_MSG_REJECT, conn->ps, pdata, len);
 	if (err)
 		return err;
+	if (len) {
+		copy = malloc(len);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, pdata, len);
+	}
 	err = wcm_conn_on_api(&conn->sm, WCM_API_REJECT, &st);
-	if (err)
+	if (err) {
+		free(copy);
 		return err;
-	if (len)
-		memcpy(conn->rej_pdata, pdata, len);
-	conn->rej_len = len;
+	}
+	free(conn->pas->rej_pdata);
+	conn->pas->rej_pdata = copy;
+	conn->pas->rej_len = len;
 	conn->refs++;
 	conn->last_err = 0;
 	wcm_run(conn, &st);

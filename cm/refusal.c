@@ -82,8 +82,8 @@ enum wcm_ctr wcm_refusal_ctr(enum wcm_refusal why)
 void wcm_refuse(struct wharf_conn *c, enum wcm_refusal why)
 {
 	uint8_t buf[WCM_PDATA_REJECT_RC];
-	size_t len =
-		wcm_refusal_pdata(c->listener, c->sh, &c->req_view, why, buf);
+	size_t len = wcm_refusal_pdata(c->listener, c->sh, &c->pas->req_view,
+				       why, buf);
 
 	rdma_reject(c->cm_id, len ? buf : NULL, (uint8_t)len);
 	wcm_destroy_id(c);

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include <netinet/in.h>
+#include <infiniband/ib.h>
 #include <rdma/rdma_cma.h>
 
 #include "cm/cm.h"
@@ -258,6 +259,51 @@ struct wcm_held {
 	bool copy; /* private receive queue: a copy (qp reposts the buffer) */
 };
 
+/* An address rdma_cm can give: IPv4, IPv6 or AF_IB (not a 128-byte
+ * sockaddr_storage per connection). */
+union wcm_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+	struct sockaddr_ib ib;
+};
+
+/* What only an active connection keeps (wharf_connect()'s side). */
+struct wcm_active {
+	struct wcm_cfg cfg; /* from wharf_connect()'s options */
+	/* What the application asked for. */
+	bool want_null;
+	struct wcm_conn_param want;
+	uint8_t want_pdata[WCM_PDATA_CONNECT_UD];
+	uint32_t retry_delay_ms;
+	/* The peer's REP (or REJ) parameters and private data. */
+	struct wcm_conn_param peer_param;
+	struct wcm_pdata peer_pdata;
+	bool rej_is_busy;
+	struct wcm_rej_busy rej_busy;
+	/* UD: the SIDR reply. */
+	uint32_t ud_qpn, ud_qkey;
+	struct ibv_ah *ud_ah;
+	struct ibv_ah_attr ud_ah_attr;
+};
+
+/* What only a passive connection keeps (the request it was born of). */
+struct wcm_passive {
+	struct wcm_conn_param req;
+	struct wcm_pdata req_pdata;
+	struct wharf_conn_request req_view; /* valid until destroyed */
+	/* wharf_reject()'s private data (allocated only when it has
+	 * some), until the REJ is sent. */
+	uint8_t *rej_pdata;
+	size_t rej_len;
+};
+
+/*
+ * A connection: what both sides share, followed in the same allocation by
+ * the side's own part (act or pas points to it; the other is NULL), so
+ * that a server's thousands of passive connections do not carry the
+ * active side's buffers (docs/bench/storm.md, "Heap per connection").
+ */
 struct wharf_conn {
 	struct wcm_conn_entry entry; /* tables */
 	struct wcm_inbox_item inbox; /* hand-over / start */
@@ -274,7 +320,12 @@ struct wharf_conn {
 	struct wharf_timer *timer;
 	struct wharf_conn_ops ops;
 	void *arg;
-	struct wcm_cfg cfg;
+	/* Timers and retry policy: the active side's own, or the
+	 * listener's (which the connection holds a reference on). */
+	const struct wcm_cfg *cfg;
+	struct wharf_conn_qp_opts qp_opts; /* cfg->qp, as wharf_accept set */
+	struct wcm_active *act;		   /* active side, else NULL */
+	struct wcm_passive *pas;	   /* passive side, else NULL */
 	/* Lifetime. */
 	unsigned refs;
 	unsigned gen;	  /* bumped by every committed step */
@@ -283,48 +334,30 @@ struct wharf_conn {
 	unsigned qps_draining; /* released QPs whose on_closed is pending */
 	bool in_event, destroy_id_pending, freeing;
 	bool in_handshake, counted_conn, quiet;
-	/* Active: connect window slot, or waiting for one: linked on
-	 * sh->win_queue (window.c). */
-	bool win_slot;
+	/* (The small fields together: no padding between them.)
+	 * Active: holds a connect window slot (else it may wait for one,
+	 * linked on sh->win_queue; window.c).  Passive: holds an admission
+	 * slot (adm_running), or waits for one linked on sh->defer_queue;
+	 * was_deferred: it did wait. */
+	bool win_slot, adm_slot, was_deferred;
+	bool qp_bound, qpn_sent, qp_closed_cb;
+	uint8_t refusal; /* enum wcm_refusal: the REJ is the library's own */
+	bool busy_rejected;
+	uint8_t port_num;
+	int rej_reason;
+	int last_err;
 	struct wcore_list win_link;
-	/* Passive: holds an admission slot (adm_running), or waits for one
-	 * linked on sh->defer_queue; was_deferred: it did wait. */
-	bool adm_slot, was_deferred;
 	struct wcore_list defer_link;
 	/* QP. */
 	struct wharf_qp *qp;
-	bool qp_bound, qpn_sent, qp_closed_cb;
 	struct wcm_held *held, *held_tail;
 	/* Addresses. */
-	struct sockaddr_storage local, peer;
-	/* Active: what the application asked for. */
-	bool want_null;
-	struct wcm_conn_param want;
-	uint8_t want_pdata[WCM_PDATA_CONNECT_UD];
-	uint32_t retry_delay_ms;
-	/* Passive: the request. */
-	struct wcm_conn_param req;
-	struct wcm_pdata req_pdata;
-	struct wharf_conn_request req_view;
-	/* Accept / reject being sent. */
+	union wcm_sockaddr local, peer;
+	/* Accept being sent. */
 	const struct wharf_conn_param *acc; /* during wharf_accept */
-	uint8_t rej_pdata[WCM_PDATA_REJECT_RC];
-	size_t rej_len;
-	uint8_t refusal; /* enum wcm_refusal: the REJ is the library's own */
-	bool busy_rejected;
-	/* Negotiated (sent) and received parameters. */
+	/* Negotiated (sent) parameters. */
 	struct wcm_conn_param neg;
-	struct wcm_conn_param peer_param;
-	struct wcm_pdata peer_pdata;
-	int rej_reason;
-	bool rej_is_busy;
-	struct wcm_rej_busy rej_busy;
-	int last_err;
-	/* UD. */
-	uint32_t ud_qpn, ud_qkey;
-	struct ibv_ah *ud_ah;
-	struct ibv_ah_attr ud_ah_attr;
-	uint8_t port_num; /* When each handshake step last completed (wharf_conn_step_ns). */
+	/* When each handshake step last completed (wharf_conn_step_ns). */
 	uint64_t step_ns[WHARF_STEP_COUNT];
 };
 
@@ -362,7 +395,11 @@ uint32_t wcm_rand(struct wcm_shard *sh);
 int wcm_set_nonblock(int fd);
 
 /* Connections: life and tables (conn.c). */
-struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps);
+struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps,
+				  enum wcm_side side);
+/* A passive connection built on another shard's arena, moved to @sh's;
+ * returns the new one (and frees @c), or NULL (then @c is unchanged). */
+struct wharf_conn *wcm_conn_move(struct wharf_conn *c, struct wcm_shard *sh);
 int wcm_conn_publish(struct wharf_conn *c);
 void wcm_conn_put(struct wharf_conn *c);
 void wcm_conn_unref(struct wharf_conn *c); /* drop one frame reference */

@@ -69,8 +69,8 @@ static uint32_t qpn_of(uint64_t id)
 
 static void check(struct torture *t, const struct wharf_conn *c, uint64_t id)
 {
-	if (c->id != id || c->cfg.addr_ms != magic(id) ||
-	    c->cfg.route_ms != ~magic(id))
+	if (c->id != id || c->cfg->addr_ms != magic(id) ||
+	    c->cfg->route_ms != ~magic(id))
 		atomic_fetch_add(&t->bad, 1);
 }
 
@@ -103,7 +103,8 @@ static void lookup(struct torture *t, uint32_t *rnd, _Atomic uint64_t *ctr)
 
 static void create(struct torture *t, struct tshard *ts)
 {
-	struct wharf_conn *c = wcm_conn_alloc(ts->sh, WCM_PS_RC);
+	struct wharf_conn *c =
+		wcm_conn_alloc(ts->sh, WCM_PS_RC, WCM_SIDE_ACTIVE);
 	uint64_t seq;
 
 	if (!c)
@@ -113,8 +114,9 @@ static void create(struct torture *t, struct tshard *ts)
 	if (wcm_conn_id_make(ts->sh->index, seq, &c->id))
 		goto drop;
 	/* Written before publication, never again: what readers check. */
-	c->cfg.addr_ms = magic(c->id);
-	c->cfg.route_ms = ~magic(c->id);
+	c->act->cfg.addr_ms = magic(c->id);
+	c->act->cfg.route_ms = ~magic(c->id);
+	c->cfg = &c->act->cfg;
 	if (wcm_conn_setup(c))
 		goto drop;
 	c->app_ref = true;
