@@ -120,8 +120,10 @@ static void child_line(struct child *c, char *line, struct storm_conn *conns)
 		if (g >= c->first && g < c->first + c->count)
 			conns[g] = r;
 	} else if (!strncmp(line, "stats ", 6)) {
-		sscanf(line + 6, "%" SCNu64 " %lf %lf", &c->busy_retried,
-		       &c->cpu_s, &c->heap);
+		sscanf(line + 6,
+		       "%" SCNu64 " %lf %lf %" SCNu64 " %" SCNu64 " %" SCNu64,
+		       &c->busy_retried, &c->cpu_s, &c->heap, &c->window,
+		       &c->window_grows, &c->window_shrinks);
 	} else if (!strcmp(line, "end")) {
 		c->ended = true;
 	}

@@ -23,6 +23,9 @@ struct child {
 	bool ready, handshakes, ended, eof, victim, killed;
 	double cpu_s, heap;
 	uint64_t busy_retried;
+	/* Its connect window at the end (0: none), and how often the
+	 * adaptive one moved. */
+	uint64_t window, window_grows, window_shrinks;
 };
 
 struct storm_tick_arg {

@@ -18,7 +18,7 @@
  *   -> "handshakes N"            every handshake ended
  *   <- 'd'                       disconnect every established connection
  *   -> "c G OUT REASON FLAGS T0 .. T11"   one line per connection
- *   -> "stats BUSY_RETRIED CPU_S HEAP_BYTES"
+ *   -> "stats BUSY_RETRIED CPU_S HEAP_BYTES WINDOW GROWS SHRINKS"
  *   -> "end"
  *
  * Every wait is bounded; a connection that never ends its handshake is
@@ -430,9 +430,11 @@ int storm_client_main(int argc, char **argv)
 	wait_for(&n_down, count, false);
 	wharf_cm_stats(cm, &st);
 	report(cs, count);
-	printf("stats %" PRIu64 " %.6f %.0f\n", st.busy_retried,
-	       storm_cpu_s() - cpu0,
-	       heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0);
+	printf("stats %" PRIu64 " %.6f %.0f %" PRIu64 " %" PRIu64 " %" PRIu64
+	       "\n",
+	       st.busy_retried, storm_cpu_s() - cpu0,
+	       heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0,
+	       st.connect_window, st.window_grows, st.window_shrinks);
 	printf("end\n");
 	fflush(stdout);
 	/* Memory on the cm's PD goes before the cm (every connection is

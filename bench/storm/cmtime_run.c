@@ -1,7 +1,9 @@
 /*
  * bench/storm/cmtime_run.c - the stock cmtime variant: `cmtime -b ADDR -c N
  * -p PORT` as the server, `cmtime -s ADDR -c N -p PORT` as the client, the
- * client's table parsed.  The server waits for every DREQ and at about a
+ * client's table parsed.  With --clients-at the client runs on the relay's
+ * machine (`storm cmtime-client`, below): its output comes back over the
+ * relay's socket, followed by one line with its CPU time.  The server waits for every DREQ and at about a
  * thousand connections in the soft-RoCE guest never finishes its
  * disconnect phase, so it is killed a few seconds after the client ended;
  * both are killed at the timeout.  CPU time of both from wait4().
@@ -15,12 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/storm/children.h"
 #include "bench/storm/rdma.h"
 
 #define SERVER_GRACE_MS 3000
+#define CLIENT_CPU_LINE "storm: cmtime client cpu "
 
 static pid_t spawn(const char *bin, const char *role, const char *addr,
 		   unsigned conns, unsigned port, int out_fd)
@@ -83,6 +88,59 @@ static int reap_by(pid_t pid, uint64_t deadline, struct rusage *ru,
 	}
 }
 
+int storm_cmtime_client_main(int argc, char **argv)
+{
+	unsigned conns, port, timeout_s;
+	struct rusage ru = {0};
+	bool killed;
+	pid_t pid;
+	int st;
+
+	if (argc != 6 || sscanf(argv[3], "%u", &conns) != 1 || !conns ||
+	    sscanf(argv[4], "%u", &port) != 1 || !port || port > 65535 ||
+	    sscanf(argv[5], "%u", &timeout_s) != 1 || !timeout_s) {
+		fprintf(stderr, "usage: storm cmtime-client CMTIME ADDR CONNS "
+				"PORT TIMEOUT_S\n");
+		return 2;
+	}
+	pid = spawn(argv[1], "-s", argv[2], conns, port, 1);
+	if (pid < 0)
+		return 1;
+	st = reap_by(pid, wharf_now_ns() + (uint64_t)timeout_s * 1000000000u,
+		     &ru, &killed);
+	printf("\n" CLIENT_CPU_LINE "%.6f%s\n", ru_cpu(&ru),
+	       killed ? " (killed at the timeout)" : "");
+	fflush(stdout);
+	return st == 0 ? 0 : 1;
+}
+
+/* The cmtime client on the relay's machine; the socket to read its output
+ * from, or -errno. */
+static int remote_client(const struct storm_opts *o, unsigned port)
+{
+	char c[16], p[16], t[16];
+	char *argv[] = {"storm",
+			"cmtime-client",
+			(char *)o->cmtime,
+			(char *)o->addr,
+			c,
+			p,
+			t,
+			NULL};
+	struct child ch = {0};
+	int err;
+
+	snprintf(c, sizeof(c), "%u", o->conns);
+	snprintf(p, sizeof(p), "%u", port);
+	snprintf(t, sizeof(t), "%u", o->timeout_s);
+	err = storm_child_spawn_remote(&ch, o->clients_at, argv);
+	if (err)
+		return err;
+	shutdown(ch.in, SHUT_WR);
+	close(ch.in);
+	return ch.out;
+}
+
 int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 {
 	unsigned port = 20000 + (unsigned)(getpid() % 20000);
@@ -106,16 +164,29 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 		free(text);
 		return -ENOMEM;
 	}
-	fprintf(stderr, "storm: %s: %s -b %s -c %u -p %u and -s\n", r->name,
-		o->cmtime, o->addr, o->conns, port);
+	fprintf(stderr, "storm: %s: %s -b %s -c %u -p %u and -s%s%s\n", r->name,
+		o->cmtime, o->addr, o->conns, port,
+		o->clients_at ? " at the relay " : "",
+		o->clients_at ? o->clients_at : "");
 	spid = spawn(o->cmtime, "-b", o->addr, o->conns, port, sout);
 	if (spid > 0) {
 		usleep(500000); /* the server binds and listens */
-		cpid = spawn(o->cmtime, "-s", o->addr, o->conns, port, pc[1]);
+		if (o->clients_at) {
+			int fd = remote_client(o, port);
+
+			if (fd >= 0) {
+				close(pc[0]);
+				pc[0] = fd;
+				cpid = 0;
+			}
+		} else {
+			cpid = spawn(o->cmtime, "-s", o->addr, o->conns, port,
+				     pc[1]);
+		}
 	}
 	close(pc[1]);
 	close(sout);
-	if (spid <= 0 || cpid <= 0) {
+	if (spid <= 0 || cpid < 0) {
 		if (spid > 0) {
 			kill(spid, SIGKILL);
 			waitpid(spid, NULL, 0);
@@ -147,11 +218,19 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 	}
 	text[len] = '\0';
 	close(pc[0]);
-	reap_by(cpid, deadline, &cru, &ckilled);
+	if (cpid > 0) {
+		reap_by(cpid, deadline, &cru, &ckilled);
+		r->client.cpu_s = ru_cpu(&cru);
+	} else {
+		const char *cl = strstr(text, CLIENT_CPU_LINE);
+
+		r->client.cpu_s =
+			cl ? strtod(cl + strlen(CLIENT_CPU_LINE), NULL) : 0;
+		ckilled = !cl || strstr(cl, "killed");
+	}
 	reap_by(spid, wharf_now_ns() + SERVER_GRACE_MS * 1000000ull, &sru,
 		&skilled);
 	r->ran = true;
-	r->client.cpu_s = ru_cpu(&cru);
 	r->server.cpu_s = ru_cpu(&sru);
 	r->client.heap_bytes = r->server.heap_bytes = -1;
 	r->client.reg_bytes = r->server.reg_bytes = -1;

@@ -24,6 +24,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "client"))
 		return storm_client_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "cmtime-client"))
+		return storm_cmtime_client_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "relay"))
 		return storm_relay_main(argc - 1, argv + 1);
 	storm_opts_init(&o);

@@ -18,7 +18,7 @@ void storm_opts_init(struct storm_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->conns = 2000;
-	o->clients = 4;
+	o->clients = 1;
 	o->addr = "198.18.0.1";
 	o->cmtime = "cmtime";
 	o->variants = STORM_V_ALL;
@@ -45,7 +45,12 @@ void storm_usage(FILE *f)
 	      "                 port: at most the size of "
 	      "net.ipv4.ip_local_port_range - 1\n"
 	      "  --clients T    client processes, N/T connections each "
-	      "(default 4)\n"
+	      "(default 1, as\n"
+	      "                 cmtime's one client process, and one more per "
+	      "10,000\n"
+	      "                 connections; more processes share the client "
+	      "machine's\n"
+	      "                 CPUs among themselves)\n"
 	      "  --shards S     server shards of the wharf variant (default: "
 	      "one per CPU)\n"
 	      "  --ramp R       arrivals per second over all clients "
@@ -63,20 +68,22 @@ void storm_usage(FILE *f)
 	      "  --clients-at HOST:PORT\n"
 	      "                 run the client processes on another machine, "
 	      "through\n"
-	      "                 `storm relay PORT TIMEOUT_S` there (TCP); the "
-	      "wharf\n"
-	      "                 variants only (default wharf,wharf1), no "
-	      "--kill\n"
+	      "                 `storm relay PORT TIMEOUT_S` there (TCP), "
+	      "cmtime's\n"
+	      "                 client too; no --kill\n"
 	      "  --timeout S    per variant (default 300)\n"
 	      "  --client-timeout MS\n"
 	      "                 the clients' address and route resolution "
 	      "timeouts\n"
 	      "                 (default: wharf's, 2000 ms each)\n"
-	      "  --window N     each client shard's connect window: handshakes "
+	      "  --window N|adaptive|none\n"
+	      "                 each client shard's connect window: handshakes "
 	      "it runs at\n"
-	      "                 once, the rest wait in order ('none': all at "
-	      "once;\n"
-	      "                 default: wharf's, 64)\n"
+	      "                 once, the rest wait in order; N fixed, "
+	      "'adaptive' (the\n"
+	      "                 default: wharf's, 32 growing while handshakes "
+	      "keep their\n"
+	      "                 time, up to 1024), 'none' all at once\n"
 	      "  --json FILE    write every variant's numbers as JSON\n"
 	      "  --gnuplot FILE write a gnuplot script (data inline) that "
 	      "draws --png\n"
@@ -240,6 +247,10 @@ static int one_opt(struct storm_opts *o, int c, const char *v)
 			o->window = STORM_WINDOW_NONE;
 			return 0;
 		}
+		if (!strcmp(v, "adaptive")) {
+			o->window = 0;
+			return 0;
+		}
 		return parse_uint(v, 1, 1000000, &o->window);
 	case OPT_TIMEOUT:
 		return parse_uint(v, 1, 86400, &o->timeout_s);
@@ -270,7 +281,7 @@ static int one_opt(struct storm_opts *o, int c, const char *v)
 
 struct storm_parse_ctx {
 	struct storm_opts *o;
-	bool conns_set, clients_set, variants_set;
+	bool conns_set, clients_set;
 };
 
 static int storm_opt(void *arg, int c, const char *v)
@@ -279,7 +290,6 @@ static int storm_opt(void *arg, int c, const char *v)
 
 	p->conns_set |= c == OPT_CONNS;
 	p->clients_set |= c == OPT_CLIENTS;
-	p->variants_set |= c == OPT_VARIANTS;
 	return one_opt(p->o, c, v);
 }
 
@@ -287,29 +297,26 @@ int storm_opts_parse(struct storm_opts *o, int argc, char **argv, char *err,
 		     size_t errlen)
 {
 	struct storm_parse_ctx p = {.o = o};
-	bool conns_set, clients_set, variants_set;
+	bool conns_set, clients_set;
 
 	if (cli_parse(argc, argv, "h", storm_longopts, storm_opt, &p, err,
 		      errlen))
 		return -EINVAL;
 	conns_set = p.conns_set;
 	clients_set = p.clients_set;
-	variants_set = p.variants_set;
 	if (o->quick) {
 		if (!conns_set)
 			o->conns = 100;
 		if (!clients_set)
 			o->clients = 2;
 	}
+	/* One client process holds at most STORM_CONNS_PER_CLIENT unless
+	 * told otherwise (its receive queue and CQs must fit the device). */
+	if (!clients_set && o->conns > o->clients * STORM_CONNS_PER_CLIENT)
+		o->clients = (o->conns + STORM_CONNS_PER_CLIENT - 1) /
+			     STORM_CONNS_PER_CLIENT;
 	if (o->clients_at) {
-		/* cmtime runs its own client here; a killed client is a
-		 * process on the other machine. */
-		if (!variants_set)
-			o->variants = STORM_V_WHARF | STORM_V_WHARF1;
-		if (o->variants & STORM_V_CMTIME)
-			return fail(
-				err, errlen,
-				"--clients-at runs the wharf variants only");
+		/* A killed client is a process on the other machine. */
 		if (o->kill > 0)
 			return fail(err, errlen,
 				    "--kill needs local clients (no "

@@ -6,7 +6,9 @@
 #ifndef WHARF_BENCH_STORM_RDMA_H
 #define WHARF_BENCH_STORM_RDMA_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <wharf/core.h>
 
@@ -21,6 +23,22 @@
 
 /* jemalloc's allocated bytes, or -1 when malloc is not jemalloc's. */
 double storm_heap_bytes(void);
+/* The allocator's live allocations by size class (jemalloc's bins and
+ * large extents), to say what a connection's heap is made of. */
+#define STORM_HEAP_CLASSES 256
+struct storm_heap_classes {
+	size_t n;
+	size_t size[STORM_HEAP_CLASSES];
+	size_t count[STORM_HEAP_CLASSES];
+};
+int storm_heap_classes(struct storm_heap_classes *h);
+/* With STORM_HEAP_PROF=DIR (and jemalloc's profiling on, MALLOC_CONF=
+ * prof:true,lg_prof_sample:0), a heap profile DIR/TAG.heap for jeprof. */
+void storm_heap_prof_dump(const char *tag);
+/* One line: what each class gained from @a to @b, per connection. */
+void storm_heap_classes_print(FILE *f, const struct storm_heap_classes *a,
+			      const struct storm_heap_classes *b,
+			      unsigned conns);
 /* User + system CPU seconds of this process. */
 double storm_cpu_s(void);
 
@@ -47,7 +65,11 @@ int storm_relay_quit(const char *hostport);
 int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		    struct storm_result *r);
 
-/* The cmtime variant. */
+/* The cmtime variant (with --clients-at, its client runs at the relay). */
 int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r);
+/* `storm cmtime-client CMTIME ADDR CONNS PORT TIMEOUT_S` (cmtime_run.c):
+ * the relay's side of a remote cmtime client; cmtime's output, then one
+ * line with its CPU time. */
+int storm_cmtime_client_main(int argc, char **argv);
 
 #endif

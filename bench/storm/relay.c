@@ -8,7 +8,8 @@
  * arguments of `storm client` (client.c), and then that client's protocol:
  * the relay spawns `storm client ARGS` with the socket as its stdin and
  * stdout, so the server's side (children.c) talks to it as to a local
- * child.  The relay exits after TIMEOUT_S, killing what still runs, or
+ * child.  `storm cmtime-client ARGS` is the cmtime variant's client
+ * (cmtime_run.c), spawned the same way.  The relay exits after TIMEOUT_S, killing what still runs, or
  * once a connection says "quit".  Plain TCP on the machines' own network
  * (in `./wharf storm --nodes 2`, the wire between the two guests).
  */
@@ -72,7 +73,8 @@ static pid_t spawn_client(int fd, char *line)
 	     tok = strtok_r(NULL, " ", &save))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	if (argc < 2 || strcmp(argv[1], "client"))
+	if (argc < 2 ||
+	    (strcmp(argv[1], "client") && strcmp(argv[1], "cmtime-client")))
 		return -EINVAL;
 	err = posix_spawn_file_actions_init(&fa);
 	if (!err)

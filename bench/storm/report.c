@@ -243,6 +243,13 @@ void storm_print(FILE *f, const struct storm_result *r)
 				r->srv_rejected_app, r->srv_rejected_busy,
 				r->srv_timed_out, r->srv_failed, r->srv_aborted,
 				r->srv_disconnected, r->srv_forced);
+		if (r->has_window)
+			fprintf(f,
+				"client connect windows: %" PRIu64 "-%" PRIu64
+				" at the end, widened %" PRIu64
+				" and narrowed %" PRIu64 " times\n",
+				r->window_lo, r->window_hi, r->window_grows,
+				r->window_shrinks);
 		print_side(f, "server", &r->server,
 			   o->n[STORM_OUT_ESTABLISHED]);
 		print_side(f, "clients", &r->client,
@@ -395,6 +402,14 @@ static void json_result(struct cli_json *j, const struct storm_result *r)
 		json_side(j, "server", &r->server);
 		json_side(j, "clients", &r->client);
 		cli_json_u64(j, "killed_clients", r->killed);
+	}
+	if (r->has_window) {
+		cli_json_obj(j, "client_window");
+		cli_json_u64(j, "end_min", r->window_lo);
+		cli_json_u64(j, "end_max", r->window_hi);
+		cli_json_u64(j, "grows", r->window_grows);
+		cli_json_u64(j, "shrinks", r->window_shrinks);
+		cli_json_end(j);
 	}
 	if (r->has_server_counts) {
 		cli_json_obj(j, "server_counters");

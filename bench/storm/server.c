@@ -464,6 +464,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	struct storm_tick_arg ta = {.name = r->name, .total = o->conns};
 	unsigned nkill = storm_kill_count(o->clients, o->kill), first = 0;
 	double cpu0, heap0, heap1;
+	static struct storm_heap_classes hc0, hc1;
 	uint64_t deadline;
 	uint16_t port = 0;
 	int err;
@@ -521,6 +522,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	base = cm_stats(&s);
 	res_sum(&s, &q0);
 	cpu0 = storm_cpu_s();
+	storm_heap_classes(&hc0);
+	storm_heap_prof_dump("before");
 	heap0 = storm_heap_bytes();
 	ta.go = wharf_now_ns();
 	for (unsigned i = 0; i < o->clients; i++)
@@ -531,6 +534,9 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		snprintf(r->error, sizeof(r->error),
 			 "handshakes not over in %u s", o->timeout_s);
 	heap1 = storm_heap_bytes();
+	storm_heap_classes(&hc1);
+	storm_heap_prof_dump("established");
+	storm_heap_classes_print(stderr, &hc0, &hc1, o->conns);
 	res_sum(&s, &q1);
 	for (unsigned i = 0; i < o->clients; i++)
 		storm_child_tell(&cs[i], 'd');
@@ -573,6 +579,13 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		else
 			r->client.heap_bytes = -1;
 		r->out.busy_retried += c->busy_retried;
+		if (!r->has_window || c->window < r->window_lo)
+			r->window_lo = c->window;
+		if (!r->has_window || c->window > r->window_hi)
+			r->window_hi = c->window;
+		r->window_grows += c->window_grows;
+		r->window_shrinks += c->window_shrinks;
+		r->has_window = true;
 	}
 	r->has_outcomes = true;
 	storm_outcomes_add(&r->out, conns, o->conns);

@@ -59,6 +59,9 @@ struct storm_opts {
 	bool version;
 };
 
+/* Connections one client process takes by default (opts.c). */
+#define STORM_CONNS_PER_CLIENT 10000u
+
 /* storm_opts.window: --window none. */
 #define STORM_WINDOW_NONE (~0u)
 
@@ -291,6 +294,10 @@ struct storm_result {
 	double reclaim_s; /* time it took after the last client ended */
 	char reclaim_what[160];
 	unsigned killed; /* client processes killed */
+	/* The clients' connect windows at the end (narrowest and widest;
+	 * 0: none) and the adaptive windows' moves, summed. */
+	bool has_window;
+	uint64_t window_lo, window_hi, window_grows, window_shrinks;
 	/* The server's own counters over the storm (wharf_cm_stats). */
 	bool has_server_counts;
 	uint64_t srv_requests, srv_accepted, srv_rejected_app,

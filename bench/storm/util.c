@@ -3,6 +3,9 @@
  * shared by the server and the client processes.
  */
 #include <jemalloc/jemalloc.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -21,6 +24,87 @@ double storm_heap_bytes(void)
 	if (mallctl("stats.allocated", &allocated, &sz, NULL, 0))
 		return -1;
 	return (double)allocated;
+}
+
+int storm_heap_classes(struct storm_heap_classes *h)
+{
+	uint64_t epoch = 1;
+	unsigned nbins = 0, nlextents = 0;
+	size_t sz = sizeof(epoch);
+	char name[96];
+
+	h->n = 0;
+	if (mallctl("epoch", &epoch, &sz, &epoch, sz))
+		return -1;
+	sz = sizeof(nbins);
+	if (mallctl("arenas.nbins", &nbins, &sz, NULL, 0))
+		return -1;
+	sz = sizeof(nlextents);
+	if (mallctl("arenas.nlextents", &nlextents, &sz, NULL, 0))
+		nlextents = 0;
+	for (unsigned i = 0; i < nbins + nlextents && h->n < STORM_HEAP_CLASSES;
+	     i++) {
+		bool small = i < nbins;
+		unsigned k = small ? i : i - nbins;
+		size_t size = 0, count = 0;
+
+		snprintf(name, sizeof(name),
+			 small ? "arenas.bin.%u.size"
+			       : "arenas.lextent.%u.size",
+			 k);
+		sz = sizeof(size);
+		if (mallctl(name, &size, &sz, NULL, 0))
+			continue;
+		snprintf(name, sizeof(name),
+			 small ? "stats.arenas.%u.bins.%u.curregs"
+			       : "stats.arenas.%u.lextents.%u.curlextents",
+			 MALLCTL_ARENAS_ALL, k);
+		sz = sizeof(count);
+		if (mallctl(name, &count, &sz, NULL, 0))
+			continue;
+		h->size[h->n] = size;
+		h->count[h->n] = count;
+		h->n++;
+	}
+	return 0;
+}
+
+void storm_heap_classes_print(FILE *f, const struct storm_heap_classes *a,
+			      const struct storm_heap_classes *b,
+			      unsigned conns)
+{
+	double total = 0;
+
+	fprintf(f, "server heap by size class (allocations added per "
+		   "connection, bytes per connection):");
+	for (size_t i = 0; i < a->n && i < b->n; i++) {
+		double d = (double)b->count[i] - (double)a->count[i];
+		double per = d / (conns ? conns : 1);
+
+		total += d * (double)b->size[i];
+		if (per * (double)b->size[i] < 8 &&
+		    per * (double)b->size[i] > -8)
+			continue;
+		fprintf(f, " %zu B x %.2f = %.0f;", b->size[i], per,
+			per * (double)b->size[i]);
+	}
+	fprintf(f, " in all %.0f B\n", total / (conns ? conns : 1));
+}
+
+void storm_heap_prof_dump(const char *tag)
+{
+	const char *dir = getenv("STORM_HEAP_PROF");
+	char path[512];
+	const char *p = path;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s.heap", dir, tag);
+	if (mallctl("prof.dump", NULL, NULL, &p, sizeof(p)))
+		fprintf(stderr,
+			"storm: no heap profile %s (run with "
+			"MALLOC_CONF=prof:true,lg_prof_sample:0)\n",
+			path);
 }
 
 double storm_cpu_s(void)
