@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include <list>
 #include <string>
 #include <vector>
 
@@ -45,13 +46,18 @@ int OwnOpt(void *arg, int c, const char *v)
 	return -EINVAL;
 }
 
-int Parse(std::vector<std::string> v, host_args *h, Own *own,
+// Parses @args as a program would: the results point into the argument
+// strings, so those are kept until the test program ends.
+int Parse(std::vector<std::string> args, host_args *h, Own *own,
 	  std::string *err = nullptr)
 {
+	static std::list<std::vector<std::string>> kept;
 	std::vector<char *> argv;
 	char e[256] = "";
 
-	v.insert(v.begin(), "prog");
+	args.insert(args.begin(), "prog");
+	kept.push_back(std::move(args));
+	std::vector<std::string> &v = kept.back();
 	for (auto &s : v)
 		argv.push_back(&s[0]);
 	argv.push_back(nullptr);
