@@ -121,9 +121,11 @@ static void child_line(struct child *c, char *line, struct storm_conn *conns)
 			conns[g] = r;
 	} else if (!strncmp(line, "stats ", 6)) {
 		sscanf(line + 6,
-		       "%" SCNu64 " %lf %lf %" SCNu64 " %" SCNu64 " %" SCNu64,
+		       "%" SCNu64 " %lf %lf %" SCNu64 " %" SCNu64 " %" SCNu64
+		       " %lf",
 		       &c->busy_retried, &c->cpu_s, &c->heap, &c->window,
-		       &c->window_grows, &c->window_shrinks);
+		       &c->window_grows, &c->window_shrinks,
+		       &c->teardown_cpu_s);
 	} else if (!strcmp(line, "end")) {
 		c->ended = true;
 	}

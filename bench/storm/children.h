@@ -21,7 +21,7 @@ struct child {
 	size_t len;
 	unsigned progress;
 	bool ready, handshakes, ended, eof, victim, killed;
-	double cpu_s, heap;
+	double cpu_s, heap, teardown_cpu_s;
 	uint64_t busy_retried;
 	/* Its connect window at the end (0: none), and how often the
 	 * adaptive one moved. */

@@ -18,7 +18,7 @@
  *   -> "handshakes N"            every handshake ended
  *   <- 'd'                       disconnect every established connection
  *   -> "c G OUT REASON FLAGS T0 .. T11"   one line per connection
- *   -> "stats BUSY_RETRIED CPU_S HEAP_BYTES WINDOW GROWS SHRINKS"
+ *   -> "stats BUSY_RETRIED CPU_S HEAP_BYTES WINDOW GROWS SHRINKS TEARDOWN_CPU_S"
  *   -> "end"
  *
  * Every wait is bounded; a connection that never ends its handshake is
@@ -363,7 +363,7 @@ int storm_client_main(int argc, char **argv)
 	struct sockaddr_in dst = {.sin_family = AF_INET};
 	struct cconn *cs;
 	unsigned first, count, port, timeout_ms;
-	double rate, cpu0, heap0, heap1;
+	double rate, cpu0, cpu_d, heap0, heap1;
 	int err;
 
 	if (argc != 9 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
@@ -426,15 +426,17 @@ int storm_client_main(int argc, char **argv)
 	fflush(stdout);
 	if (wait_byte('d'))
 		return 1;
+	cpu_d = storm_cpu_s();
 	disconnect_all(cm, cs, count);
 	wait_for(&n_down, count, false);
 	wharf_cm_stats(cm, &st);
 	report(cs, count);
 	printf("stats %" PRIu64 " %.6f %.0f %" PRIu64 " %" PRIu64 " %" PRIu64
-	       "\n",
+	       " %.6f\n",
 	       st.busy_retried, storm_cpu_s() - cpu0,
 	       heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0,
-	       st.connect_window, st.window_grows, st.window_shrinks);
+	       st.connect_window, st.window_grows, st.window_shrinks,
+	       storm_cpu_s() - cpu_d);
 	printf("end\n");
 	fflush(stdout);
 	/* Memory on the cm's PD goes before the cm (every connection is

@@ -18,16 +18,19 @@
 #       --node-a 'bench/storm/profile.sh -o /run/wharf/node-a' \
 #       --node-b 'bench/storm/profile.sh -o /run/wharf/node-b'
 # Options: -c CONNS (default 1000), -o OUTDIR (default out/profile),
-#          -x 'STORM OPTIONS' (added to the server's storm command)
+#          -x 'STORM OPTIONS' (added to the server's storm command),
+#          -f HZ (samples per second and CPU, default 1000)
 set -uo pipefail
 conns=1000
 out=out/profile
 extra=""
-while getopts "c:o:x:h" o; do
+hz=1000
+while getopts "c:o:x:f:h" o; do
 	case $o in
 	c) conns=$OPTARG ;;
 	o) out=$OPTARG ;;
 	x) extra=$OPTARG ;;
+	f) hz=$OPTARG ;;
 	h)
 		sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
 		exit 0
@@ -63,7 +66,7 @@ report() {
 }
 case "${WHARF_NODE:-}" in
 b)
-	perf record -a -g -e cpu-clock -o "$data/p.data" -- \
+	perf record -a -g -F "$hz" -e cpu-clock -o "$data/p.data" -- \
 		"$storm" relay "$port" 900 >"$data/relay.log" 2>&1 &
 	pp=$!
 	for _ in $(seq 100); do
@@ -78,7 +81,7 @@ b)
 a)
 	"$rdv" wait relay 120 >/dev/null || exit 1
 	# shellcheck disable=SC2086
-	perf record -a -g -e cpu-clock -o "$data/p.data" -- \
+	perf record -a -g -F "$hz" -e cpu-clock -o "$data/p.data" -- \
 		"$storm" --clients-at "198.18.0.2:$port" --variants wharf \
 		--conns "$conns" $extra >"$out/storm.txt" 2>&1
 	rc=$?

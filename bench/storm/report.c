@@ -146,6 +146,9 @@ static void print_side(FILE *f, const char *name, const struct storm_side *s,
 	if (s->pool_hits || s->pool_misses)
 		fprintf(f, ", QP pool %" PRIu64 " hits / %" PRIu64 " created",
 			s->pool_hits, s->pool_misses);
+	if (s->teardown_cpu_s >= 0)
+		fprintf(f, "; teardown CPU %.1f us/conn",
+			s->teardown_cpu_s * 1e6 / n);
 	fputc('\n', f);
 }
 
@@ -307,6 +310,7 @@ static void json_side(struct cli_json *j, const char *key,
 {
 	cli_json_obj(j, key);
 	cli_json_num(j, "cpu_s", s->cpu_s);
+	cli_json_num(j, "teardown_cpu_s", s->teardown_cpu_s);
 	cli_json_num(j, "heap_bytes", s->heap_bytes);
 	cli_json_num(j, "registered_bytes", s->reg_bytes);
 	cli_json_u64(j, "pool_hits", s->pool_hits);

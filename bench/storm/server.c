@@ -463,7 +463,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	struct wharf_qp_res_stats q0, q1;
 	struct storm_tick_arg ta = {.name = r->name, .total = o->conns};
 	unsigned nkill = storm_kill_count(o->clients, o->kill), first = 0;
-	double cpu0, heap0, heap1;
+	double cpu0, cpu_d, heap0, heap1;
 	static struct storm_heap_classes hc0, hc1;
 	uint64_t deadline;
 	uint16_t port = 0;
@@ -538,6 +538,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	storm_heap_prof_dump("established");
 	storm_heap_classes_print(stderr, &hc0, &hc1, o->conns);
 	res_sum(&s, &q1);
+	cpu_d = storm_cpu_s();
 	for (unsigned i = 0; i < o->clients; i++)
 		storm_child_tell(&cs[i], 'd');
 	if (!storm_children_pump(cs, o->clients, conns, storm_children_ended,
@@ -548,6 +549,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	storm_children_reap(cs, o->clients);
 	reclaim_check(&s, &base, r);
 	r->server.cpu_s = storm_cpu_s() - cpu0;
+	/* Disconnects and reclaim: until the server is back to zero. */
+	r->server.teardown_cpu_s = storm_cpu_s() - cpu_d;
 	r->server.heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0;
 	r->server.reg_bytes = (double)q1.recv_bytes;
 	r->server.pool_misses = q1.pool_empty - q0.pool_empty;
@@ -563,6 +566,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	}
 	r->client.heap_bytes = 0;
 	r->client.reg_bytes = -1;
+	r->client.teardown_cpu_s = 0;
 	for (unsigned i = 0; i < o->clients; i++) {
 		struct child *c = &cs[i];
 
@@ -574,6 +578,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 			continue;
 		}
 		r->client.cpu_s += c->cpu_s;
+		r->client.teardown_cpu_s += c->teardown_cpu_s;
 		if (c->heap >= 0 && r->client.heap_bytes >= 0)
 			r->client.heap_bytes += c->heap;
 		else

@@ -264,11 +264,12 @@ const struct storm_step_row *storm_cmtime_row(const struct storm_cmtime *t,
 #define STORM_STEP_ROWS 12
 
 struct storm_side {
-	double cpu_s;	      /* user + system */
-	double heap_bytes;    /* jemalloc allocated, delta; < 0 unknown */
-	double reg_bytes;     /* registered receive bytes; < 0 unknown */
-	uint64_t pool_hits;   /* QP takes served by the pool */
-	uint64_t pool_misses; /* QP takes that created one inline */
+	double cpu_s;	       /* user + system */
+	double teardown_cpu_s; /* of it, from the disconnects on; < 0 unknown */
+	double heap_bytes;     /* jemalloc allocated, delta; < 0 unknown */
+	double reg_bytes;      /* registered receive bytes; < 0 unknown */
+	uint64_t pool_hits;    /* QP takes served by the pool */
+	uint64_t pool_misses;  /* QP takes that created one inline */
 };
 
 struct storm_result {
