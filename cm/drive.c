@@ -44,7 +44,10 @@ void wcm_destroy_id(struct wharf_conn *c)
 		return;
 	}
 	c->port_num = c->cm_id->port_num;
-	rdma_destroy_id(c->cm_id);
+	/* Late, on the shard's own channel: events.c says why. */
+	if (c->cm_id->channel != c->sh->chan ||
+	    !wcm_dead_id_push(c->sh, c->cm_id))
+		rdma_destroy_id(c->cm_id);
 	c->cm_id = NULL;
 	c->id_ref = false;
 	c->destroy_id_pending = false;

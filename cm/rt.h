@@ -83,6 +83,8 @@
 #define WCM_RESOLVE_GRACE_MS 1000u
 /* Shard events taken per drain of a shard channel. */
 #define WCM_SHARD_BATCH 32u
+/* Ids a shard holds for a late rdma_destroy_id() at most (events.c). */
+#define WCM_DEAD_IDS 4096u
 /*
  * Inbox items (hand-overs, wharf_connect() starts) a shard runs per loop
  * iteration: a burst of thousands of connects must not keep the shard from
@@ -174,7 +176,11 @@ struct wcm_shard {
 	 * and the FIFO of deferred requests. */
 	unsigned adm_running;
 	struct wcore_list defer_queue; /* of wharf_conn.defer_link */
-	_Atomic uint32_t defer_n;      /* gauge */
+	/* Ids on this shard's channel waiting for rdma_destroy_id() until
+	 * the channel's unread events are drained (events.c). */
+	struct rdma_cm_id *dead_ids[WCM_DEAD_IDS];
+	unsigned ndead;
+	_Atomic uint32_t defer_n; /* gauge */
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
 	_Atomic uint32_t hs_passive;
@@ -412,6 +418,12 @@ void wcm_run(struct wharf_conn *c, const struct wcm_step *st);
 void wcm_feed_call(struct wharf_conn *c, enum wcm_call call, int rc);
 void wcm_feed_cm(struct wharf_conn *c, const struct wcm_cm_input *in);
 void wcm_destroy_id(struct wharf_conn *c);
+/* On the shard: queue @id for rdma_destroy_id() once its channel has no
+ * unread events (false: the queue is full, destroy it now). */
+bool wcm_dead_id_push(struct wcm_shard *sh, struct rdma_cm_id *id);
+/* On the shard: read what the channel holds, then destroy the queued
+ * ids; returns how many. */
+unsigned wcm_dead_ids_flush(struct wcm_shard *sh);
 void wcm_arm_timer(struct wharf_conn *c, unsigned kind);
 
 /* Actions (active.c, passive.c, data.c). */

@@ -137,6 +137,7 @@ static int shard_poll(struct wharf_shard *shard, void *arg)
 	work = (int)wcm_inbox_drain_max(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_window_admit(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_defer_admit(sh, WCM_INBOX_BATCH);
+	work += (int)wcm_dead_ids_flush(sh);
 	wcm_rcu_publish();
 	return work;
 }
@@ -147,7 +148,8 @@ static int shard_arm(struct wharf_shard *shard, void *arg)
 
 	(void)shard;
 	wcm_rcu_publish();
-	return sh->pend_head || wcm_window_ready(sh) || wcm_defer_ready(sh) ||
+	return sh->pend_head || sh->ndead || wcm_window_ready(sh) ||
+	       wcm_defer_ready(sh) ||
 	       atomic_load_explicit(&sh->inbox, memory_order_relaxed) != NULL;
 }
 
@@ -286,6 +288,7 @@ static void teardown_try(struct wharf_timer *t, void *arg)
 			goto again;
 		sh->res[i] = NULL;
 	}
+	(void)wcm_dead_ids_flush(sh);
 	if (sh->watch)
 		wharf_watch_remove(sh->watch);
 	sh->watch = NULL;
