@@ -13,12 +13,20 @@
 
 #include "bench/storm/rdma.h"
 
-double storm_heap_bytes(void)
+/* jemalloc's statistics are a snapshot taken at each epoch: refresh it. */
+static int heap_refresh(void)
 {
 	uint64_t epoch = 1;
-	size_t allocated = 0, sz = sizeof(epoch);
+	size_t sz = sizeof(epoch);
 
-	if (mallctl("epoch", &epoch, &sz, &epoch, sz))
+	return mallctl("epoch", &epoch, &sz, &epoch, sz);
+}
+
+double storm_heap_bytes(void)
+{
+	size_t allocated = 0, sz;
+
+	if (heap_refresh())
 		return -1;
 	sz = sizeof(allocated);
 	if (mallctl("stats.allocated", &allocated, &sz, NULL, 0))
@@ -28,13 +36,12 @@ double storm_heap_bytes(void)
 
 int storm_heap_classes(struct storm_heap_classes *h)
 {
-	uint64_t epoch = 1;
 	unsigned nbins = 0, nlextents = 0;
-	size_t sz = sizeof(epoch);
+	size_t sz;
 	char name[96];
 
 	h->n = 0;
-	if (mallctl("epoch", &epoch, &sz, &epoch, sz))
+	if (heap_refresh())
 		return -1;
 	sz = sizeof(nbins);
 	if (mallctl("arenas.nbins", &nbins, &sz, NULL, 0))
@@ -80,13 +87,12 @@ void storm_heap_classes_print(FILE *f, const struct storm_heap_classes *a,
 	for (size_t i = 0; i < a->n && i < b->n; i++) {
 		double d = (double)b->count[i] - (double)a->count[i];
 		double per = d / (conns ? conns : 1);
+		double bytes = per * (double)b->size[i];
 
 		total += d * (double)b->size[i];
-		if (per * (double)b->size[i] < 8 &&
-		    per * (double)b->size[i] > -8)
+		if (bytes < 8 && bytes > -8)
 			continue;
-		fprintf(f, " %zu B x %.2f = %.0f;", b->size[i], per,
-			per * (double)b->size[i]);
+		fprintf(f, " %zu B x %.2f = %.0f;", b->size[i], per, bytes);
 	}
 	fprintf(f, " in all %.0f B\n", total / (conns ? conns : 1));
 }
