@@ -168,6 +168,18 @@ static bool read_events(struct wcm_shard *sh, unsigned max)
 	return false;
 }
 
+/* The queued ids (the late destruction below), the channel read dry. */
+static unsigned destroy_dead(struct wcm_shard *sh)
+{
+	unsigned n = sh->ndead;
+
+	for (unsigned i = 0; i < n; i++)
+		rdma_destroy_id(sh->dead_ids[i]);
+	/* A destroy cannot queue another: the ids are no connection's. */
+	sh->ndead = 0;
+	return n;
+}
+
 void wcm_shard_chan_ready(struct wharf_watch *w, int fd, uint32_t events,
 			  void *arg)
 {
@@ -176,8 +188,8 @@ void wcm_shard_chan_ready(struct wharf_watch *w, int fd, uint32_t events,
 	(void)w;
 	(void)fd;
 	(void)events;
-	if (read_events(sh, WCM_SHARD_BATCH) && sh->ndead)
-		(void)wcm_dead_ids_flush(sh);
+	if (read_events(sh, WCM_SHARD_BATCH))
+		(void)destroy_dead(sh);
 }
 
 /*
@@ -204,17 +216,10 @@ bool wcm_dead_id_push(struct wcm_shard *sh, struct rdma_cm_id *id)
 
 unsigned wcm_dead_ids_flush(struct wcm_shard *sh)
 {
-	unsigned n;
-
 	if (!sh->ndead)
 		return 0;
 	/* Read the channel dry first (bounded: a steady inflow never
 	 * starves the rest of the loop for longer than this). */
 	(void)read_events(sh, WCM_DEAD_IDS);
-	n = sh->ndead;
-	for (unsigned i = 0; i < n; i++)
-		rdma_destroy_id(sh->dead_ids[i]);
-	/* A destroy cannot queue another: the ids are no connection's. */
-	sh->ndead = 0;
-	return n;
+	return destroy_dead(sh);
 }
