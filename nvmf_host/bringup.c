@@ -277,7 +277,7 @@ static void start_io_queues(struct wharf_nvmf_host *h)
 	}
 	/* Each queue connects on its own shard, which owns it. */
 	for (unsigned i = 0; i < h->nio; i++) {
-		int rc = wnh_post(h->io[i].shard, wnh_q_start, &h->io[i]);
+		int rc = wnh_post(h, h->io[i].shard, wnh_q_start, &h->io[i]);
 
 		if (rc) {
 			step_fail(h, rc, "I/O queue %u: %s", h->io[i].qid,

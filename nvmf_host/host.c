@@ -50,12 +50,47 @@ void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 		      "nvmf host: %s: %s", h->subnqn, msg);
 }
 
-int wnh_post(struct wharf_shard *shard, wharf_msg_fn fn, void *arg)
+/*
+ * Every control message about a host is counted from its post to the end
+ * of its run, and disconnect frees the host only when none is left.
+ * Order cannot promise that: messages keep their order per sender only,
+ * so a barrier sent by the disconnecting thread may run before a queue
+ * shard's last DOWN, and a RESET the admin shard sent may reach a queue
+ * after the queue is gone.  A message posted by a handler is counted
+ * before its poster's count drops, so the count never passes 0 while a
+ * chain of them runs.
+ */
+struct wnh_msg {
+	wharf_msg_fn fn;
+	void *arg;
+	struct wharf_nvmf_host *h;
+};
+
+static void msg_run(struct wharf_shard *shard, void *arg)
 {
+	struct wnh_msg m = *(struct wnh_msg *)arg;
+
+	free(arg);
+	m.fn(shard, m.arg);
+	atomic_fetch_sub(&m.h->msgs, 1); /* the last touch of the host */
+}
+
+int wnh_post(struct wharf_nvmf_host *h, struct wharf_shard *shard,
+	     wharf_msg_fn fn, void *arg)
+{
+	struct wnh_msg *m = malloc(sizeof(*m));
 	int rc;
 
-	while ((rc = wharf_shard_send(shard, fn, arg)) == -EAGAIN)
+	if (!m)
+		return -ENOMEM;
+	*m = (struct wnh_msg){.fn = fn, .arg = arg, .h = h};
+	atomic_fetch_add(&h->msgs, 1);
+	while ((rc = wharf_shard_send(shard, msg_run, m)) == -EAGAIN)
 		sched_yield();
+	if (rc) {
+		atomic_fetch_sub(&h->msgs, 1);
+		free(m);
+	}
 	return rc;
 }
 
@@ -133,6 +168,12 @@ static bool hops_done(struct wharf_nvmf_host *h)
 	return atomic_load(&h->hops) == 0;
 }
 
+/* Every control message about @h has run (wnh_post()). */
+static bool msgs_done(struct wharf_nvmf_host *h)
+{
+	return atomic_load(&h->msgs) == 0;
+}
+
 static bool is_shut_down(struct wharf_nvmf_host *h)
 {
 	return h->shut_down;
@@ -170,7 +211,7 @@ static void on_admin(struct wharf_nvmf_host *h,
 	pthread_mutex_lock(&h->lock);
 	h->calls_left = 1;
 	pthread_mutex_unlock(&h->lock);
-	if (wnh_post(h->admin.shard, admin_call_fn, &c))
+	if (wnh_post(h, h->admin.shard, admin_call_fn, &c))
 		return; /* the context is shutting down */
 	wait_until(h, calls_done, 0);
 }
@@ -181,16 +222,11 @@ static void on_admin(struct wharf_nvmf_host *h,
 
 static void close_admin(struct wharf_nvmf_host *h)
 {
-	if (wnh_post(h->admin.shard, wnh_q_close, &h->admin)) {
+	if (wnh_post(h, h->admin.shard, wnh_q_close, &h->admin)) {
 		pthread_mutex_lock(&h->lock); /* nothing will run */
 		h->admin.gone = true;
 		pthread_mutex_unlock(&h->lock);
 	}
-}
-
-static void noop(struct wharf_nvmf_host *h)
-{
-	(void)h;
 }
 
 /* The same for the submission rings: their commands run (and fail),
@@ -201,7 +237,7 @@ static void retire_subqs(struct wharf_nvmf_host *h)
 	h->calls_left = h->want_queues;
 	pthread_mutex_unlock(&h->lock);
 	for (unsigned i = 0; i < h->want_queues; i++)
-		if (wnh_post(h->io[i].shard, wnh_subq_retire, &h->io[i]))
+		if (wnh_post(h, h->io[i].shard, wnh_subq_retire, &h->io[i]))
 			wnh_call_done(h); /* the context is shutting down */
 	wait_until(h, calls_done, 0);
 }
@@ -224,9 +260,9 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	on_admin(h, wnh_admin_free);
 	close_admin(h);
 	wait_until(h, admin_gone, 0);
-	/* A queue tells the admin shard (lost, down) before it is gone, so
-	 * this call runs after every such message: none outlives @h. */
-	on_admin(h, noop);
+	/* No message about @h may outlive it (wnh_post()). */
+	while (wait_until(h, msgs_done, wharf_now_ms() + 10))
+		; /* no wake-up: polled */
 	for (unsigned i = 0; i < h->want_queues; i++)
 		wnh_queue_free(&h->io[i]);
 	wnh_queue_free(&h->admin);

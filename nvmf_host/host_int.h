@@ -292,6 +292,9 @@ struct wharf_nvmf_host {
 	 * disconnect sets `draining` and waits for 0. */
 	atomic_uint hops;
 	atomic_bool draining;
+	/* Messages wnh_post() sent about this host that have not run to
+	 * their end; disconnect frees the host only at 0 (host.c). */
+	atomic_uint msgs;
 };
 
 /* A caller's registration (mem.c): valid on one I/O queue.  `mr` is on
@@ -311,9 +314,11 @@ struct wharf_nvmf_host_mem {
  * ended, logs the reason instead. */
 void wnh_fail(struct wharf_nvmf_host *h, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* wharf_shard_send(), retried while the shard's queue is full (control
- * messages only: a handful per loss); -ESHUTDOWN. */
-int wnh_post(struct wharf_shard *shard, wharf_msg_fn fn, void *arg);
+/* wharf_shard_send() of a control message about @h (a handful per loss,
+ * never per command), retried while the shard's queue is full, and
+ * counted in h->msgs until @fn has returned; -ESHUTDOWN, -ENOMEM. */
+int wnh_post(struct wharf_nvmf_host *h, struct wharf_shard *shard,
+	     wharf_msg_fn fn, void *arg);
 /* A message teardown waits for has run (h->calls_left, under the lock). */
 void wnh_call_done(struct wharf_nvmf_host *h);
 

@@ -134,7 +134,7 @@ static int on_owner(struct wharf_nvmf_host_mem *m,
 		return fn(m);
 	if (cur)
 		return -EDEADLK;
-	rc = wnh_post(q->shard, call_fn, &c);
+	rc = wnh_post(q->h, q->shard, call_fn, &c);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&q->h->lock);

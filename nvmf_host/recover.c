@@ -49,7 +49,7 @@ static unsigned to_io_queues(struct wharf_nvmf_host *h, wharf_msg_fn fn)
 	unsigned sent = 0;
 
 	for (unsigned i = 0; i < h->nio; i++)
-		if (!wnh_post(h->io[i].shard, fn, &h->io[i]))
+		if (!wnh_post(h, h->io[i].shard, fn, &h->io[i]))
 			sent++;
 	return sent;
 }
@@ -58,7 +58,7 @@ static void teardown(struct wharf_nvmf_host *h)
 {
 	wnh_admin_halt(h);
 	h->down_pending = 1 + h->nio;
-	if (wnh_post(h->admin.shard, wnh_q_reset, &h->admin))
+	if (wnh_post(h, h->admin.shard, wnh_q_reset, &h->admin))
 		h->down_pending--;
 	h->down_pending -= h->nio - to_io_queues(h, wnh_q_reset);
 	if (!h->down_pending) /* the context is shutting down */
@@ -189,17 +189,17 @@ static void up_fn(struct wharf_shard *shard, void *arg)
 
 void wnh_ctrl_lost(struct wharf_nvmf_host_queue *q)
 {
-	wnh_post(q->h->admin.shard, lost_fn, q);
+	wnh_post(q->h, q->h->admin.shard, lost_fn, q);
 }
 
 void wnh_ctrl_down(struct wharf_nvmf_host_queue *q)
 {
-	wnh_post(q->h->admin.shard, down_fn, q);
+	wnh_post(q->h, q->h->admin.shard, down_fn, q);
 }
 
 void wnh_ctrl_up(struct wharf_nvmf_host_queue *q)
 {
-	wnh_post(q->h->admin.shard, up_fn, q);
+	wnh_post(q->h, q->h->admin.shard, up_fn, q);
 }
 
 /* ------------------------------------------------------------------ */
@@ -255,5 +255,5 @@ void wnh_ctrl_delete(struct wharf_nvmf_host *h)
 	if (!h->may_shutdown)
 		wnh_admin_halt(h);
 	for (unsigned i = 0; i < h->want_queues; i++)
-		wnh_post(h->io[i].shard, wnh_q_close, &h->io[i]);
+		wnh_post(h, h->io[i].shard, wnh_q_close, &h->io[i]);
 }

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -197,6 +198,9 @@ class Tgt
 		if (pid_ < 0)
 			return ::testing::AssertionFailure() << "fork";
 		if (pid_ == 0) {
+			// Dies with the test binary: a crashed test must not
+			// leave a target holding the port for the next run.
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			int fd = open(log_.c_str(),
 				      O_WRONLY | O_CREAT | O_TRUNC, 0644);
 			std::vector<const char *> argv = {bin.c_str(), "-v",
@@ -226,6 +230,30 @@ class Tgt
 		return ReadFile(log_);
 	}
 
+	// True when every thread of @pid is in state T (stopped): the state
+	// follows the last ')' of /proc/PID/task/TID/stat.
+	static bool AllThreadsStopped(pid_t pid)
+	{
+		std::string dir = "/proc/" + std::to_string(pid) + "/task";
+		DIR *d = opendir(dir.c_str());
+		if (!d)
+			return false;
+		bool all = true, any = false;
+		while (struct dirent *e = readdir(d)) {
+			if (e->d_name[0] == '.')
+				continue;
+			std::string st =
+				ReadFile(dir + "/" + e->d_name + "/stat");
+			size_t p = st.rfind(')');
+			if (p == std::string::npos || p + 2 >= st.size())
+				continue; /* exited meanwhile */
+			any = true;
+			all = all && st[p + 2] == 'T';
+		}
+		closedir(d);
+		return any && all;
+	}
+
 	// The target's pid (-1 when not running), to stop and continue it.
 	pid_t Pid() const
 	{
@@ -239,6 +267,16 @@ class Tgt
 			return false;
 		killed_ |= sig == SIGKILL || sig == SIGTERM;
 		return true;
+	}
+
+	// SIGSTOP, then waits (bounded) until every thread of the target is
+	// stopped: kill() returns before they are, and a thread still
+	// running may answer one more command.
+	bool Freeze()
+	{
+		if (!Kill(SIGSTOP))
+			return false;
+		return Poll([&] { return AllThreadsStopped(pid_); });
 	}
 
 	// Exited or died although nobody killed or stopped it: its status

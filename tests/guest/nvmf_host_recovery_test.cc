@@ -143,7 +143,7 @@ class NvmfHostRecovery : public ::testing::Test
 	{
 		pid_t pid = tgt_.Pid();
 		ASSERT_GT(pid, 0) << tgt_.UnexpectedDeath();
-		ASSERT_TRUE(tgt_.Kill(SIGSTOP));
+		ASSERT_TRUE(tgt_.Freeze());
 		std::this_thread::sleep_for(std::chrono::milliseconds(500));
 		KillTarget();
 	}

@@ -1007,6 +1007,18 @@ TEST_P(NvmfHostStalled, CommandTimeoutLosesTheController)
 	wharf_nvmf_host *h = nullptr;
 	std::string err;
 	pid_t pid = tgt_->Pid();
+	// On an early return too: the target runs again and the host goes,
+	// so no library thread outlives the test.
+	struct Cleanup {
+		pid_t pid;
+		wharf_nvmf_host **h;
+		~Cleanup()
+		{
+			kill(pid, SIGCONT);
+			if (*h)
+				wharf_nvmf_host_disconnect(*h);
+		}
+	} cleanup{pid, &h};
 
 	ASSERT_GT(pid, 0);
 	ASSERT_EQ(0, Connect(GetParam().sub, 2, &err, &h, 1000, 0,
@@ -1022,7 +1034,7 @@ TEST_P(NvmfHostStalled, CommandTimeoutLosesTheController)
 	nlb = 4096 / ns.block_size;
 	ASSERT_EQ(0, DoIo(q0, 'r', 0, nlb, buf.data()));
 
-	ASSERT_EQ(0, kill(pid, SIGSTOP));
+	ASSERT_TRUE(tgt_->Freeze());
 	auto t0 = std::chrono::steady_clock::now();
 	int rc = DoIo(q0, 'r', 0, nlb, buf.data());
 	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -1051,11 +1063,13 @@ TEST_P(NvmfHostStalled, CommandTimeoutLosesTheController)
 	ASSERT_EQ(0, kill(pid, SIGCONT));
 
 	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+	h = nullptr;
 	// The target serves a new controller afterwards.
 	ASSERT_EQ(0, Connect(GetParam().sub, 1, &err, &h)) << err;
 	EXPECT_EQ(0,
 		  DoIo(wharf_nvmf_host_queue(h, 0), 'r', 0, nlb, buf.data()));
 	EXPECT_EQ(0, wharf_nvmf_host_disconnect(h));
+	h = nullptr;
 }
 
 INSTANTIATE_TEST_SUITE_P(WharfTarget, NvmfHostStalled,
