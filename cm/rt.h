@@ -83,8 +83,15 @@
 #define WCM_RESOLVE_GRACE_MS 1000u
 /* Shard events taken per drain of a shard channel. */
 #define WCM_SHARD_BATCH 32u
-/* Ids a shard holds for a late rdma_destroy_id() at most (events.c). */
-#define WCM_DEAD_IDS 4096u
+/*
+ * Late rdma_destroy_id() (events.c): the queue of ids starts at
+ * WCM_DEAD_IDS_MIN entries and doubles up to WCM_DEAD_IDS_MAX (512 KiB
+ * of pointers); a loop pass reads at most WCM_DEAD_READ events before it
+ * looks whether the channel is dry.
+ */
+#define WCM_DEAD_IDS_MIN 256u
+#define WCM_DEAD_IDS_MAX 65536u
+#define WCM_DEAD_READ	 4096u
 /*
  * Inbox items (hand-overs, wharf_connect() starts) a shard runs per loop
  * iteration: a burst of thousands of connects must not keep the shard from
@@ -178,8 +185,8 @@ struct wcm_shard {
 	struct wcore_list defer_queue; /* of wharf_conn.defer_link */
 	/* Ids on this shard's channel waiting for rdma_destroy_id() until
 	 * the channel's unread events are drained (events.c). */
-	struct rdma_cm_id *dead_ids[WCM_DEAD_IDS];
-	unsigned ndead;
+	struct rdma_cm_id **dead_ids;
+	unsigned ndead, dead_cap;
 	_Atomic uint32_t defer_n; /* gauge */
 	_Atomic uint64_t next_seq;
 	/* Gauges read by placement on other threads. */
@@ -422,8 +429,8 @@ void wcm_destroy_id(struct wharf_conn *c);
  * unread events (false: the queue is full, destroy it now). */
 bool wcm_dead_id_push(struct wcm_shard *sh, struct rdma_cm_id *id);
 /* On the shard: read what the channel holds, then destroy the queued
- * ids; returns how many. */
-unsigned wcm_dead_ids_flush(struct wcm_shard *sh);
+ * ids if it is dry (or @force: the shard is stopping); returns how many. */
+unsigned wcm_dead_ids_flush(struct wcm_shard *sh, bool force);
 void wcm_arm_timer(struct wharf_conn *c, unsigned kind);
 
 /* Actions (active.c, passive.c, data.c). */

@@ -137,7 +137,7 @@ static int shard_poll(struct wharf_shard *shard, void *arg)
 	work = (int)wcm_inbox_drain_max(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_window_admit(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_defer_admit(sh, WCM_INBOX_BATCH);
-	work += (int)wcm_dead_ids_flush(sh);
+	work += (int)wcm_dead_ids_flush(sh, false);
 	wcm_rcu_publish();
 	return work;
 }
@@ -288,7 +288,7 @@ static void teardown_try(struct wharf_timer *t, void *arg)
 			goto again;
 		sh->res[i] = NULL;
 	}
-	(void)wcm_dead_ids_flush(sh);
+	(void)wcm_dead_ids_flush(sh, true);
 	if (sh->watch)
 		wharf_watch_remove(sh->watch);
 	sh->watch = NULL;
@@ -372,6 +372,7 @@ void wcm_shards_stop(struct wharf_cm *cm)
 		if (!cm->shards[i])
 			continue;
 		free(cm->shards[i]->res);
+		free(cm->shards[i]->dead_ids);
 		free(cm->shards[i]);
 	}
 	free(cm->shards);
