@@ -139,6 +139,15 @@ static int wait_until(struct wharf_nvmf_host *h,
 	return rc;
 }
 
+/* Waits until @pred holds, looking every 10 ms: for counts that drop
+ * without a wake-up (io.c hop_put, msg_run above). */
+static void wait_polled(struct wharf_nvmf_host *h,
+			bool (*pred)(struct wharf_nvmf_host *))
+{
+	while (wait_until(h, pred, wharf_now_ms() + 10))
+		;
+}
+
 static bool is_done(struct wharf_nvmf_host *h)
 {
 	return h->done;
@@ -249,8 +258,7 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	/* I/O calls sent from other threads before disconnect still run
 	 * (and fail: the queues are closed) before the queues are freed. */
 	atomic_store(&h->draining, true);
-	while (wait_until(h, hops_done, wharf_now_ms() + 10))
-		; /* a message may end without a wake-up (io.c hop_put) */
+	wait_polled(h, hops_done);
 	retire_subqs(h);
 	if (shutdown) {
 		on_admin(h, wnh_admin_shutdown);
@@ -261,8 +269,7 @@ static void teardown(struct wharf_nvmf_host *h, bool shutdown)
 	close_admin(h);
 	wait_until(h, admin_gone, 0);
 	/* No message about @h may outlive it (wnh_post()). */
-	while (wait_until(h, msgs_done, wharf_now_ms() + 10))
-		; /* no wake-up: polled */
+	wait_polled(h, msgs_done);
 	for (unsigned i = 0; i < h->want_queues; i++)
 		wnh_queue_free(&h->io[i]);
 	wnh_queue_free(&h->admin);

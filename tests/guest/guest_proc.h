@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,17 @@ namespace wharf_guest
 {
 
 using Clock = std::chrono::steady_clock;
+
+// In a forked child: dies with the test binary (@parent, its pid before
+// the fork), so that a crashed test leaves no process holding a port or
+// a device for the next run.  PR_SET_PDEATHSIG follows the forking
+// thread: fork from the test's own thread, not a short-lived one.
+inline void DieWithParent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent) /* it died before the prctl */
+		_exit(127);
+}
 
 struct Proc {
 	pid_t pid = -1;
@@ -42,9 +54,11 @@ struct Proc {
 		// (an earlier case or round under the same name) and take its
 		// "listening" for this process's.
 		std::ofstream(log, std::ios::trunc).close();
+		pid_t parent = getpid();
 		pid = fork();
 		ASSERT_GE(pid, 0);
 		if (pid == 0) {
+			DieWithParent(parent);
 			setpgid(0, 0);
 			int fd = open(l.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
 				      0644);

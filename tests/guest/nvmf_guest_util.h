@@ -10,7 +10,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -29,6 +28,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/guest/cm_guest_util.h"
+#include "tests/guest/guest_proc.h"
 
 namespace nvmf_guest
 {
@@ -194,13 +194,12 @@ class Tgt
 		// same name must not find the last run's "listening on".
 		std::ofstream(log_, std::ios::trunc).close();
 		killed_ = false;
+		pid_t parent = getpid();
 		pid_ = fork();
 		if (pid_ < 0)
 			return ::testing::AssertionFailure() << "fork";
 		if (pid_ == 0) {
-			// Dies with the test binary: a crashed test must not
-			// leave a target holding the port for the next run.
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			wharf_guest::DieWithParent(parent);
 			int fd = open(log_.c_str(),
 				      O_WRONLY | O_CREAT | O_TRUNC, 0644);
 			std::vector<const char *> argv = {bin.c_str(), "-v",
