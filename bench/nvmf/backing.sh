@@ -12,10 +12,13 @@
 # read and write at QD 16 (fio, io_uring, O_DIRECT, pinned to CPU 1;
 # wharf has one shard on CPU 0).
 #
-# Head of line: wharf alone, one shard serving two subsystems, a fast one
-# (ram:) and the slow one (nullb0), each connected by its own host NQN:
-# the QD1 randread p99 on the fast namespace alone, then while the other
-# host runs randwrite at QD 64 on the slow one.
+# Head of line, on each target: a fast namespace (wharf: ram:, served by
+# the same single shard; nvmet: brd) and a slow one (a third null_blk,
+# made through configfs so that its completion time is its own, -H),
+# each connected by its own host NQN: the QD1 randread p99 on the fast
+# namespace alone, then while the other host runs randwrite at QD 64 on
+# the slow one. nvmet under the same load is the guest's baseline: both
+# hosts and both fio jobs share the guest's two vCPUs with the target.
 #
 # Run it in the soft-RoCE guest:
 #   bazel build -c opt //targets/nvmf:wharf-nvmf-tgt
@@ -23,6 +26,9 @@
 # Options: -r SECONDS (per fio run, default 10),
 #          -c NSEC (the device's completion time, default 1000000),
 #          -n ROUNDS (default 1; the table shows medians),
+#          -H NSEC (the head-of-line slow device's completion time,
+#             default the same as -c),
+#          -O (head of line only: skip the table),
 #          -j FILE (every row as a JSON line, each round's values too;
 #             FILE must be writable in the guest, e.g. /run/wharf/...)
 #          -b PATH (wharf-nvmf-tgt; default the -c opt build, else
@@ -35,13 +41,17 @@ cnsec=1000000
 rounds=1
 json=
 tgt=
-while getopts "r:c:n:j:b:h" o; do
+hnsec=
+hol_only=0
+while getopts "r:c:n:j:b:H:Oh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	c) cnsec=$OPTARG ;;
 	n) rounds=$OPTARG ;;
 	j) json=$OPTARG ;;
 	b) tgt=$OPTARG ;;
+	H) hnsec=$OPTARG ;;
+	O) hol_only=1 ;;
 	h)
 		sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
 		exit 0
@@ -49,10 +59,11 @@ while getopts "r:c:n:j:b:h" o; do
 	*) exit 2 ;;
 	esac
 done
-for v in "$runtime" "$cnsec" "$rounds"; do
+hnsec=${hnsec:-$cnsec}
+for v in "$runtime" "$cnsec" "$rounds" "$hnsec"; do
 	case $v in
 	'' | *[!0-9]* | 0)
-		echo "backing: -r, -c and -n want positive numbers" >&2
+		echo "backing: -r, -c, -n and -H want positive numbers" >&2
 		exit 2
 		;;
 	esac
@@ -69,6 +80,10 @@ kf=nqn.2024-01.io.wharf:k-file
 wb=nqn.2024-01.io.wharf:w-bdev
 wf=nqn.2024-01.io.wharf:w-file
 wfast=nqn.2024-01.io.wharf:w-fast
+wslow=nqn.2024-01.io.wharf:w-slow
+kfast=nqn.2024-01.io.wharf:k-fast
+kslow=nqn.2024-01.io.wharf:k-slow
+nbcfs=/sys/kernel/config/nullb/nullb2 # the item's name is the disk's
 mnt=/run/wharf-backing-mnt
 img=$mnt/img
 hostnqn=$(cat /etc/nvme/hostnqn)
@@ -78,13 +93,19 @@ work=$(mktemp -d)
 tgt_pid=
 cleanup() {
 	set +e
-	for n in $kb $kf $wb $wf $wfast; do
+	for n in $kb $kf $wb $wf $wfast $wslow $kfast $kslow; do
 		nvme disconnect -n "$n" >/dev/null 2>&1
 	done
 	[ -n "$tgt_pid" ] && kill -TERM "$tgt_pid" 2>/dev/null && wait "$tgt_pid"
 	nvmet_teardown "$kb" 1
 	nvmet_teardown "$kf" 2
+	nvmet_teardown "$kfast" 3
+	nvmet_teardown "$kslow" 4
 	umount "$mnt" 2>/dev/null
+	if [ -d "$nbcfs" ]; then
+		echo 0 >"$nbcfs/power"
+		rmdir "$nbcfs"
+	fi
 }
 trap cleanup EXIT
 
@@ -106,14 +127,36 @@ mkfs.ext4 -F -q -E nodiscard /dev/nullb1
 mount /dev/nullb1 "$mnt"
 dd if=/dev/zero of="$img" bs=1M count=256 oflag=direct status=none
 log "ext4 on nullb1 with $img (256 MiB, written)"
+# The head-of-line slow device: its own completion time.
+[ -d /sys/kernel/config/nullb ] || {
+	log "null_blk has no configfs here: cannot make the head-of-line device"
+	exit 1
+}
+mkdir "$nbcfs"
+echo 1024 >"$nbcfs/size"
+echo 1 >"$nbcfs/memory_backed"
+echo 2 >"$nbcfs/irqmode"
+echo "$hnsec" >"$nbcfs/completion_nsec"
+echo 256 >"$nbcfs/hw_queue_depth"
+echo 2 >"$nbcfs/index"
+echo 1 >"$nbcfs/power"
+[ -b /dev/nullb2 ] || {
+	log "the head-of-line device /dev/nullb2 did not appear"
+	exit 1
+}
+[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
+log "head of line: /dev/nullb2 (1 GiB, ${hnsec} ns per I/O), fast /dev/ram0"
 
 # --- the targets ----------------------------------------------------------------
 nvmet_setup "$kb" /dev/nullb0 4420 1
 nvmet_setup "$kf" "$img" 4422 2 0
+nvmet_setup "$kfast" /dev/ram0 4423 3
+nvmet_setup "$kslow" /dev/nullb2 4424 4
 nvmf_tgt_start "$work/tgt.log" "$tgt" -l "$addr:4421" -t 1 --cpus 0 \
 	-s "$wb" -n "1 file:/dev/nullb0" -A \
 	-s "$wf" -n "1 file:$img io=direct" -A \
-	-s "$wfast" -n "1 ram:64M" -A || exit 1
+	-s "$wfast" -n "1 ram:64M" -A \
+	-s "$wslow" -n "1 file:/dev/nullb2" -A || exit 1
 log "nvmet-rdma: $kb (bio) on 4420, $kf (file, buffered_io=0) on 4422;" \
 	"wharf-nvmf-tgt (1 shard, CPU 0) on 4421"
 
@@ -152,19 +195,28 @@ measure() { # target round
 	nvme disconnect -n "$nqn" >/dev/null
 }
 
-hol() { # round -> res[hol:alone:R], res[hol:busy:R]
-	local fast slow bg
-	fast=$(connect "$wfast" 4421) || exit 1
+hol() { # target round -> res[hol-T:alone:R], res[hol-T:busy:R], ...
+	local fast slow bg fnqn snqn port t=$1
+	shift
+	case $t in
+	wharf) fnqn=$wfast snqn=$wslow port=4421 ;;
+	kernel) fnqn=$kfast snqn=$kslow port=4424 ;;
+	esac
+	if [ "$t" = kernel ]; then
+		fast=$(connect "$fnqn" 4423) || exit 1
+	else
+		fast=$(connect "$fnqn" "$port") || exit 1
+	fi
 	# The other host: its own NQN and host ID, so its own controller.
-	nvme connect -t rdma -a "$addr" -s 4421 -n "$wb" -i 1 \
+	nvme connect -t rdma -a "$addr" -s "$port" -n "$snqn" -i 1 \
 		--hostnqn="$host2" --hostid="$host2id" >/dev/null || exit 1
 	for _ in $(seq 1 200); do
-		slow=$(nvmf_dev_of "$wb" || true)
+		slow=$(nvmf_dev_of "$snqn" || true)
 		[ -n "$slow" ] && [ -b "$slow" ] && break
 		sleep 0.1
 	done
-	log "round $1: head of line: QD1 randread on $fast alone"
-	res[hol:alone:$1]=$(run_fio "$fast" randread 4k 1)
+	log "round $1: head of line, $t: QD1 randread on $fast alone"
+	res[hol-$t:alone:$1]=$(run_fio "$fast" randread 4k 1)
 	log "round $1: ... and with randwrite QD64 on $slow (another host)"
 	taskset -c 1 fio --name=n --filename="$slow" --ioengine=io_uring \
 		--direct=1 --bs=4k --rw=randwrite --iodepth=64 --size=256M \
@@ -173,11 +225,11 @@ hol() { # round -> res[hol:alone:R], res[hol:busy:R]
 		2>"$work/neigh.err" &
 	bg=$!
 	sleep 2
-	res[hol:busy:$1]=$(run_fio "$fast" randread 4k 1)
+	res[hol-$t:busy:$1]=$(run_fio "$fast" randread 4k 1)
 	wait "$bg" || log "the neighbour's fio failed: $(cat "$work/neigh.err")"
-	res[hol:neigh:$1]=$(awk -F';' '{print $49}' "$work/neigh")
-	nvme disconnect -n "$wfast" >/dev/null
-	nvme disconnect -n "$wb" >/dev/null
+	res[hol-$t:neigh:$1]=$(awk -F';' '{print $49}' "$work/neigh")
+	nvme disconnect -n "$fnqn" >/dev/null
+	nvme disconnect -n "$snqn" >/dev/null
 }
 
 for r in $(seq 1 "$rounds"); do
@@ -185,8 +237,14 @@ for r in $(seq 1 "$rounds"); do
 	if [ $((r % 2)) = 1 ]; then order=$targets; else
 		order=$(echo "$targets" | tr ' ' '\n' | tac | tr '\n' ' ')
 	fi
-	for t in $order; do measure "$t" "$r"; done
-	hol "$r"
+	[ "$hol_only" = 1 ] || for t in $order; do measure "$t" "$r"; done
+	if [ $((r % 2)) = 1 ]; then
+		hol wharf "$r"
+		hol kernel "$r"
+	else
+		hol kernel "$r"
+		hol wharf "$r"
+	fi
 done
 kill -USR1 "$tgt_pid"
 sleep 0.5
@@ -201,54 +259,67 @@ med() { # key field
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b ? a / b : 0}'; }
 
-printf '%-16s' "case"
-for t in $targets; do printf ' %12s %9s' "$t" "p99 us"; done
-printf ' %9s %9s\n' "w/k-bio" "w/k-file"
-declare -A iops
-for c in $cases; do
-	printf '%-16s' "${c//:/ }"
-	row="{\"case\":\"$c\",\"rounds\":$rounds,\"completion_nsec\":$cnsec"
-	for t in $targets; do
-		i=$(med "$t:$c" 1)
-		a=$(med "$t:$c" 2)
-		p=$(med "$t:$c" 3)
-		iops[$t:$c]=$i
-		printf ' %12.0f %9.0f' "$i" "$p"
-		each=
-		for r in $(seq 1 "$rounds"); do
-			read -r ri ra rp <<<"${res[$t:$c:$r]}"
-			each="$each${each:+,}{\"iops\":$ri,\"avg_us\":$ra,\"p99_us\":$rp}"
+table() {
+	printf '%-16s' "case"
+	for t in $targets; do printf ' %12s %9s' "$t" "p99 us"; done
+	printf ' %9s %9s\n' "w/k-bio" "w/k-file"
+	declare -A iops
+	for c in $cases; do
+		printf '%-16s' "${c//:/ }"
+		row="{\"case\":\"$c\",\"rounds\":$rounds,\"completion_nsec\":$cnsec"
+		for t in $targets; do
+			i=$(med "$t:$c" 1)
+			a=$(med "$t:$c" 2)
+			p=$(med "$t:$c" 3)
+			iops[$t:$c]=$i
+			printf ' %12.0f %9.0f' "$i" "$p"
+			each=
+			for r in $(seq 1 "$rounds"); do
+				read -r ri ra rp <<<"${res[$t:$c:$r]}"
+				each="$each${each:+,}{\"iops\":$ri,\"avg_us\":$ra,\"p99_us\":$rp}"
+			done
+			row="$row,\"$t\":{\"iops\":$i,\"avg_us\":$a,\"p99_us\":$p,\"each_round\":[$each]}"
 		done
-		row="$row,\"$t\":{\"iops\":$i,\"avg_us\":$a,\"p99_us\":$p,\"each_round\":[$each]}"
+		rb=$(ratio "${iops[wharf-bdev:$c]}" "${iops[kernel-bio:$c]}")
+		rf=$(ratio "${iops[wharf-bdev:$c]}" "${iops[kernel-file:$c]}")
+		printf ' %8sx %8sx\n' "$rb" "$rf"
+		[ -z "$json" ] || echo "$row,\"wharf_vs_kernel_bio\":$rb,\"wharf_vs_kernel_file\":$rf}" >>"$json"
 	done
-	rb=$(ratio "${iops[wharf-bdev:$c]}" "${iops[kernel-bio:$c]}")
-	rf=$(ratio "${iops[wharf-bdev:$c]}" "${iops[kernel-file:$c]}")
-	printf ' %8sx %8sx\n' "$rb" "$rf"
-	[ -z "$json" ] || echo "$row,\"wharf_vs_kernel_bio\":$rb,\"wharf_vs_kernel_file\":$rf}" >>"$json"
-done
 
-# Goals: QD16/64 IOPS >= both nvmet backends; QD16 >= 10x QD1; QD1
-# latency <= 1.1x nvmet's; head of line p99 <= 1.5x.
-lowest=
-for c in randread:4k:16 randread:4k:64 randwrite:4k:16 randwrite:4k:64; do
-	for k in kernel-bio kernel-file; do
-		x=$(ratio "${iops[wharf-bdev:$c]}" "${iops[$k:$c]}")
-		lowest=$(awk -v a="$x" -v b="${lowest:-1e9}" 'BEGIN {print a < b ? a : b}')
+	# Goals: QD16/64 IOPS >= both nvmet backends; QD16 >= 10x QD1; QD1
+	# latency <= 1.1x nvmet's; head of line p99 <= 1.5x.
+	lowest=
+	for c in randread:4k:16 randread:4k:64 randwrite:4k:16 randwrite:4k:64; do
+		for k in kernel-bio kernel-file; do
+			x=$(ratio "${iops[wharf-bdev:$c]}" "${iops[$k:$c]}")
+			lowest=$(awk -v a="$x" -v b="${lowest:-1e9}" 'BEGIN {print a < b ? a : b}')
+		done
 	done
+	echo "summary: wharf-bdev vs nvmet (bio and file) IOPS at QD 16/64: lowest" \
+		"${lowest}x (goal 1.0x); medians of $rounds round(s), ${runtime}s runs," \
+		"device ${cnsec} ns per I/O"
+	for rw in randread randwrite; do
+		s=$(ratio "${iops[wharf-bdev:$rw:4k:16]}" "${iops[wharf-bdev:$rw:4k:1]}")
+		l=$(ratio "$(med "wharf-bdev:$rw:4k:1" 2)" "$(med "kernel-bio:$rw:4k:1" 2)")
+		echo "summary: wharf-bdev $rw QD16 / QD1 IOPS ${s}x (goal 10x);" \
+			"QD1 average latency vs nvmet bio ${l}x (goal 1.1x or less)"
+	done
+}
+[ "$hol_only" = 1 ] || table
+
+# Head of line, each target: p99 alone, p99 busy, their ratio; then
+# wharf's busy p99 against nvmet's under the same load.
+declare -A holr holb
+for t in wharf kernel; do
+	pa=$(med hol-$t:alone 3)
+	pb=$(med hol-$t:busy 3)
+	hr=$(ratio "$pb" "$pa")
+	holr[$t]=$hr holb[$t]=$pb
+	echo "summary: head of line, $t: QD1 randread p99 ${pa} us alone, ${pb} us" \
+		"with a QD64 randwrite neighbour on the slow namespace of the same" \
+		"target (neighbour $(med hol-$t:neigh 1) IOPS, device ${hnsec} ns):" \
+		"${hr}x (goal 1.5x or less)"
+	[ -z "$json" ] || echo "{\"case\":\"head_of_line\",\"target\":\"$t\",\"rounds\":$rounds,\"slow_nsec\":$hnsec,\"p99_alone_us\":$pa,\"p99_busy_us\":$pb,\"neighbour_iops\":$(med hol-$t:neigh 1),\"ratio\":$hr}" >>"$json"
 done
-echo "summary: wharf-bdev vs nvmet (bio and file) IOPS at QD 16/64: lowest" \
-	"${lowest}x (goal 1.0x); medians of $rounds round(s), ${runtime}s runs," \
-	"device ${cnsec} ns per I/O"
-for rw in randread randwrite; do
-	s=$(ratio "${iops[wharf-bdev:$rw:4k:16]}" "${iops[wharf-bdev:$rw:4k:1]}")
-	l=$(ratio "$(med "wharf-bdev:$rw:4k:1" 2)" "$(med "kernel-bio:$rw:4k:1" 2)")
-	echo "summary: wharf-bdev $rw QD16 / QD1 IOPS ${s}x (goal 10x);" \
-		"QD1 average latency vs nvmet bio ${l}x (goal 1.1x or less)"
-done
-pa=$(med hol:alone 3)
-pb=$(med hol:busy 3)
-hr=$(ratio "$pb" "$pa")
-echo "summary: head of line: QD1 randread p99 ${pa} us alone, ${pb} us with" \
-	"a QD64 randwrite neighbour on the slow namespace of the same shard" \
-	"(neighbour $(med hol:neigh 1) IOPS): ${hr}x (goal 1.5x or less)"
-[ -z "$json" ] || echo "{\"case\":\"head_of_line\",\"rounds\":$rounds,\"p99_alone_us\":$pa,\"p99_busy_us\":$pb,\"ratio\":$hr}" >>"$json"
+echo "summary: head of line: wharf ${holr[wharf]}x, nvmet ${holr[kernel]}x;" \
+	"wharf's busy p99 / nvmet's: $(ratio "${holb[wharf]}" "${holb[kernel]}")x"

@@ -34,6 +34,8 @@
 #             wait, from /proc/softirqs and /proc/PID/task/TID/schedstat;
 #             threads still alive when fio has exited: kernel threads and
 #             the target, not fio)
+#          -j FILE (every row as a JSON line, each round's values too;
+#             FILE must be writable in the guest, e.g. /run/wharf/...)
 #          -m MTU (of rxe0's netdev for the run, default 9000: rxe then
 #             runs IB MTU 4096 and a 4 KiB I/O is one packet, as on a
 #             storage fabric with jumbo frames; 1500 gives IB MTU 1024,
@@ -55,7 +57,8 @@ rounds=1
 profile=
 schedview=
 backing=ram
-while getopts "r:w:b:m:n:p:k:uSh" o; do
+json=
+while getopts "r:w:b:m:n:p:k:j:uSh" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	w) variants=$OPTARG ;;
@@ -66,6 +69,7 @@ while getopts "r:w:b:m:n:p:k:uSh" o; do
 	p) profile=$OPTARG ;;
 	k) backing=$OPTARG ;;
 	S) schedview=1 ;;
+	j) json=$OPTARG ;;
 	h)
 		sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
@@ -335,6 +339,18 @@ ratio_range() { # kernel_label wharf_label case
 	done | sort -n | awk 'NR == 1 { lo = $0 } { hi = $0 } END { print lo "-" hi }'
 }
 
+# One JSON line: a case of a variant, its medians and every round's
+# "IOPS p99" of both targets.
+json_row() { # variant fio_cpus case k_iops w_iops k_p99 w_p99 ratio
+	local r k w each=
+	for r in $(seq 1 "$rounds"); do
+		read -r -a k <<<"${res[kernel@$2#$r:$3]}"
+		read -r -a w <<<"${res[wharf $1#$r:$3]}"
+		each="$each${each:+,}{\"kernel_iops\":${k[0]},\"kernel_p99_us\":${k[1]},\"wharf_iops\":${w[0]},\"wharf_p99_us\":${w[1]}}"
+	done
+	echo "{\"case\":\"${3/:/_qd}\",\"variant\":\"$1\",\"backing\":\"$backing\",\"ib_mtu\":$ib_mtu,\"runtime_s\":$runtime,\"rounds\":$rounds,\"kernel_iops\":$4,\"wharf_iops\":$5,\"kernel_p99_us\":$6,\"wharf_p99_us\":$7,\"ratio\":$8,\"each_round\":[$each]}"
+}
+
 # --- table -------------------------------------------------------------------
 [ "$rounds" -gt 1 ] && echo "medians of $rounds rounds (CPU%: busy per guest CPU," \
 	"the round in the middle by CPU 0)"
@@ -357,6 +373,8 @@ for v in $variants; do
 			"$ratio" "$(ratio_range "kernel@$f" "wharf $v" "$c")" \
 			"$kb" "$wb"
 		min=$(awk -v a="$ratio" -v b="${min:-1e9}" 'BEGIN {print a < b ? a : b}')
+		[ -z "$json" ] || json_row "$v" "$f" "$c" "$ki" "$wi" "$kp" "$wp" \
+			"$ratio" >>"$json"
 	done
 	echo "summary: wharf-nvmf-tgt $v vs nvmet-rdma: lowest IOPS" \
 		"ratio ${min}x over 4 cases (medians of $rounds round(s))," \

@@ -11,7 +11,10 @@
 //    on a controller that stays live (no reconnect), counted;
 //  - a read-only device is a write-protected namespace;
 //  - a storm of stats signals (SIGUSR1) leaves the target running;
-//  - mkfs.ext4 and a forced fsck through the kernel host.
+//  - mkfs.ext4 and a forced fsck through the kernel host;
+//  - no head-of-line blocking: a second host's writes held by a device
+//    that takes seconds per I/O (dm-delay) do not hold up the
+//    first host's reads of another namespace on the same shard.
 // One target for the suite; every command is bounded by `timeout`.
 #include <dirent.h>
 #include <signal.h>
@@ -32,6 +35,30 @@ using namespace nvmf_guest;
 const char kSub[] = "nqn.2024-01.io.wharf:backing";
 const char kPort[] = "4444";
 const char kImg[] = "/run/wharf-backing.img";
+// The slow subsystem, its one host, and its device (dm-delay over ram3).
+const char kSlowSub[] = "nqn.2024-01.io.wharf:backing-slow";
+const char kHost2Id[] = "7e1f0c4e-5a2b-4c3d-9e8f-0a1b2c3d4e5f";
+const char kHost2[] =
+	"nqn.2014-08.org.nvmexpress:uuid:7e1f0c4e-5a2b-4c3d-9e8f-0a1b2c3d4e5f";
+const char kSlowDm[] = "wharf-slow";
+// Each of the slow device's I/Os completes this long after it starts,
+// once the test sets it.
+constexpr int kSlowMs = 15000;
+
+// dm-delay over all of ram3 (64 MiB), every I/O held @ms.
+std::string SlowTable(int ms)
+{
+	return "0 131072 delay /dev/ram3 0 " + std::to_string(ms);
+}
+
+// Loads the slow device's table with @ms of delay.
+int SetSlowDelay(int ms, std::string *out)
+{
+	return Sh(std::string("dmsetup suspend ") + kSlowDm +
+			  " && dmsetup reload " + kSlowDm + " --table \"" +
+			  SlowTable(ms) + "\" && dmsetup resume " + kSlowDm,
+		  out);
+}
 
 class Backing : public ::testing::Test
 {
@@ -55,9 +82,9 @@ class Backing : public ::testing::Test
 			     "gb=1 bs=4096",
 			     &out))
 			<< out;
-		// brd: ram0 plain, ram1 under device-mapper, ram2 read-only;
-		// 64 MiB each.
-		ASSERT_EQ(0, Sh("modprobe brd rd_nr=3 rd_size=65536", &out))
+		// brd: ram0 plain, ram1 under device-mapper, ram2 read-only,
+		// ram3 under dm-delay; 64 MiB each.
+		ASSERT_EQ(0, Sh("modprobe brd rd_nr=4 rd_size=65536", &out))
 			<< out;
 		// ram1 with sectors 8192..16383 (4..8 MiB) failing every I/O.
 		// (mknodes: no udev in the guest to make /dev/mapper's node.)
@@ -70,6 +97,15 @@ class Backing : public ::testing::Test
 				&out))
 			<< out;
 		ASSERT_EQ(0, Sh("blockdev --setro /dev/ram2", &out)) << out;
+		// ram3 under dm-delay: no delay until the test sets one
+		// (the host's partition scan reads it at connect).
+		ASSERT_EQ(0, Sh(std::string("modprobe dm_delay && "
+					    "dmsetup create ") +
+					kSlowDm + " --table \"" + SlowTable(0) +
+					"\" && dmsetup mknodes " + kSlowDm +
+					" && test -b /dev/mapper/" + kSlowDm,
+				&out))
+			<< out;
 		ASSERT_EQ(0, Sh(std::string("truncate -s 32M ") + kImg, &out))
 			<< out;
 		hostnqn_ = Trim(ReadFile("/etc/nvme/hostnqn"));
@@ -87,7 +123,13 @@ class Backing : public ::testing::Test
 				"\n  namespace 4 file:/dev/mapper/wharf-bad\n"
 				"  namespace 5 file:/dev/ram2\n"
 				"  allow-host " +
-				hostnqn_ + "\n"));
+				hostnqn_ + "\nsubsystem " + kSlowSub +
+				"\n  serial WHARFSLOW\n"
+				"  namespace 1 file:/dev/mapper/" +
+				kSlowDm +
+				"\n"
+				"  allow-host " +
+				kHost2 + "\n"));
 		ASSERT_EQ(0, Sh("nvme connect -t rdma -a 198.18.0.1 -s " +
 					std::string(kPort) + " -n " + kSub +
 					" --hostnqn=" + hostnqn_,
@@ -103,13 +145,17 @@ class Backing : public ::testing::Test
 
 	static void Teardown()
 	{
+		std::string ignored;
+		SetSlowDelay(0, &ignored); // nothing held past the disconnect
 		Sh(std::string("nvme disconnect -n ") + kSub);
+		Sh(std::string("nvme disconnect -n ") + kSlowSub);
 		if (tgt_) {
 			EXPECT_TRUE(tgt_->Stop());
 			delete tgt_;
 			tgt_ = nullptr;
 		}
 		Sh("dmsetup remove wharf-bad 2>/dev/null");
+		Sh(std::string("dmsetup remove ") + kSlowDm + " 2>/dev/null");
 		Sh("rmmod brd null_blk 2>/dev/null");
 		Sh(std::string("rm -f ") + kImg);
 	}
@@ -127,8 +173,9 @@ class Backing : public ::testing::Test
 		ASSERT_TRUE(tgt_->Alive()) << tgt_->Log();
 	}
 
-	// The host's block device (nvmeXnY) of namespace @nsid, or "".
-	static std::string Dev(uint32_t nsid)
+	// The host's block device (nvmeXnY) of namespace @nsid of
+	// subsystem @sub, or "".
+	static std::string Dev(uint32_t nsid, const char *sub = kSub)
 	{
 		std::string found;
 		DIR *d = opendir("/sys/block");
@@ -140,11 +187,10 @@ class Backing : public ::testing::Test
 			    n.find('c', 4) != std::string::npos)
 				continue;
 			std::string base = "/sys/block/" + n;
-			if (Trim(ReadFile(base + "/device/subsysnqn")) !=
-				    kSub &&
+			if (Trim(ReadFile(base + "/device/subsysnqn")) != sub &&
 			    Trim(ReadFile(base + "/device/device/subsysnqn")) !=
-				    kSub &&
-			    Trim(ReadFile(base + "/subsysnqn")) != kSub)
+				    sub &&
+			    Trim(ReadFile(base + "/subsysnqn")) != sub)
 				continue;
 			if (Trim(ReadFile(base + "/nsid")) ==
 			    std::to_string(nsid))
@@ -349,6 +395,89 @@ TEST_F(Backing, MkfsAndFsckThroughTheKernelHost)
 	ASSERT_FALSE(dev.empty());
 	ASSERT_EQ(0, Sh("mkfs.ext4 -F -q /dev/" + dev, &out, 300)) << out;
 	EXPECT_EQ(0, Sh("e2fsck -fn /dev/" + dev, &out, 300)) << out;
+}
+
+} // namespace
+
+namespace
+{
+
+// The slow device holds the second host's writes for kSlowMs each; the
+// first host's QD1 reads of the RAM namespace, on the same shard, must
+// all complete while every one of those writes is still in the device.
+// A target that served a namespace's I/O in order behind another's (one
+// backend I/O at a time, or one queue for every namespace) would finish
+// no read before the writes (seconds); here the reads take milliseconds
+// each and the writes are checked to be still held when they end.
+TEST_F(Backing, ASlowNamespaceDoesNotHoldUpAnotherHostsReads)
+{
+	constexpr int kHeld = 32;
+	std::string out;
+	ASSERT_EQ(0, Sh(std::string("nvme connect -t rdma -a 198.18.0.1 -s ") +
+				kPort + " -n " + kSlowSub + " --hostnqn=" +
+				kHost2 + " --hostid=" + kHost2Id,
+			&out))
+		<< out;
+	std::string slow;
+	ASSERT_TRUE(Poll([&] {
+		slow = Dev(1, kSlowSub);
+		return !slow.empty();
+	})) << "the second host found no slow namespace";
+	std::string fast = Dev(2);
+	ASSERT_FALSE(fast.empty());
+	uint64_t base = tgt_->Stats()["backend_inflight"];
+	ASSERT_EQ(0, SetSlowDelay(kSlowMs, &out)) << out;
+
+	// The second host: kHeld writes at once, then nothing until they
+	// complete (--number_ios: one batch).
+	wharf_guest::Proc neigh;
+	neigh.Start({"fio", "--name=slow", "--filename=/dev/" + slow,
+		     "--ioengine=libaio", "--direct=1", "--bs=4k",
+		     "--rw=randwrite", "--iodepth=" + std::to_string(kHeld),
+		     "--iodepth_batch_submit=" + std::to_string(kHeld),
+		     "--size=16M", "--number_ios=" + std::to_string(kHeld)},
+		    "/run/wharf-backing-neigh.log");
+	struct Reap {
+		wharf_guest::Proc &p;
+		~Reap()
+		{
+			if (p.pid > 0)
+				p.Wait(wharf_guest::Clock::now() +
+				       std::chrono::seconds(120));
+		}
+	} reap{neigh};
+	std::map<std::string, uint64_t> s;
+	ASSERT_TRUE(Poll([&] {
+		s = tgt_->Stats();
+		return s["backend_inflight"] >= base + kHeld;
+	})) << "the slow writes are not all in the device at once (the "
+	       "shard serializes its backend?): backend_inflight="
+	    << s["backend_inflight"];
+
+	// The first host, meanwhile: 200 reads, one at a time.
+	ASSERT_EQ(0, Sh("fio --name=fast --filename=/dev/" + fast +
+				" --ioengine=libaio --direct=1 --bs=4k "
+				"--rw=randread --iodepth=1 --size=16M "
+				"--number_ios=200",
+			&out, 120))
+		<< out;
+	EXPECT_NE(std::string::npos, out.find("err= 0")) << out;
+	s = tgt_->Stats();
+	EXPECT_GE(s["backend_inflight"], base + kHeld)
+		<< "the reads ended after the slow writes: head-of-line "
+		   "blocking (or a guest slower than "
+		<< kSlowMs / 1000 << " s for 200 reads)";
+
+	// And the slow writes complete, not time out: nothing dropped.
+	ASSERT_TRUE(neigh.Wait(wharf_guest::Clock::now() +
+			       std::chrono::seconds(120)))
+		<< neigh.Output();
+	neigh.pid = -1;
+	EXPECT_TRUE(neigh.Exited0()) << neigh.Output();
+	EXPECT_NE(std::string::npos, neigh.Output().find("err= 0"))
+		<< neigh.Output();
+	EXPECT_EQ(0, Sh(std::string("nvme disconnect -n ") + kSlowSub, &out))
+		<< out;
 }
 
 } // namespace
