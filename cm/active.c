@@ -301,10 +301,10 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 		return -ESHUTDOWN;
 	sh = pick_shard(cm, o.shard);
 	c = wcm_conn_alloc(sh, o.ps == WHARF_PS_UD ? WCM_PS_UD : WCM_PS_RC,
-			   WCM_SIDE_ACTIVE);
+			   WCM_SIDE_ACTIVE, 0);
 	if (!c)
 		return -ENOMEM;
-	err = wbase_opts_copy(&c->ops, sizeof(c->ops), o.ops);
+	err = wbase_opts_copy(&c->act->ops, sizeof(c->act->ops), o.ops);
 	if (!err)
 		err = copy_param(c, o.param);
 	if (err) {

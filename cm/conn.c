@@ -25,17 +25,20 @@
 	((sizeof(struct wharf_conn) + _Alignof(max_align_t) - 1) /             \
 	 _Alignof(max_align_t) * _Alignof(max_align_t))
 
-/* A server holds thousands of passive connections: each in one 1 KiB
- * size class of the allocator (docs/bench/storm.md, heap per
- * connection).  Growing past it costs a quarter more per connection. */
-_Static_assert(SIDE_OFFSET + sizeof(struct wcm_passive) <= 1024,
-	       "a passive connection outgrew 1 KiB");
+/* A server holds thousands of passive connections: with the 56 bytes of
+ * an IB or RoCE request's private data, each in the allocator's 768-byte
+ * size class (docs/bench/storm.md, heap per connection).  Growing past
+ * it costs 128 bytes more per connection. */
+#define WCM_PDATA_REQ_IB 56
+_Static_assert(SIDE_OFFSET + sizeof(struct wcm_passive) + WCM_PDATA_REQ_IB <=
+		       768,
+	       "a passive connection outgrew 768 bytes");
 
-static size_t conn_size(enum wcm_side side)
+static size_t conn_size(enum wcm_side side, size_t pdata_len)
 {
 	return SIDE_OFFSET + (side == WCM_SIDE_ACTIVE
 				      ? sizeof(struct wcm_active)
-				      : sizeof(struct wcm_passive));
+				      : sizeof(struct wcm_passive) + pdata_len);
 }
 
 static void set_side(struct wharf_conn *c, enum wcm_side side)
@@ -47,12 +50,14 @@ static void set_side(struct wharf_conn *c, enum wcm_side side)
 }
 
 struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps,
-				  enum wcm_side side)
+				  enum wcm_side side, size_t pdata_len)
 {
 	struct wharf_numa_arena *arena = wharf_shard_arena(sh->shard);
 	struct wharf_conn *c;
 
-	c = wharf_numa_alloc(arena, conn_size(side), 64, true);
+	if (pdata_len > WCM_PDATA_RX_MAX)
+		return NULL;
+	c = wharf_numa_alloc(arena, conn_size(side, pdata_len), 64, true);
 	if (!c)
 		return NULL;
 	c->arena = arena;
@@ -60,6 +65,10 @@ struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps,
 	c->sh = sh;
 	c->ps = ps;
 	set_side(c, side);
+	if (c->act)
+		c->ops = &c->act->ops;
+	else
+		c->pas->req_pdata_len = (uint8_t)pdata_len;
 	wcore_list_init(&c->shard_link);
 	wcore_list_init(&c->win_link);
 	wcore_list_init(&c->defer_link);
@@ -70,14 +79,17 @@ struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps,
 struct wharf_conn *wcm_conn_move(struct wharf_conn *c, struct wcm_shard *sh)
 {
 	struct wharf_numa_arena *arena = wharf_shard_arena(sh->shard);
+	size_t size = conn_size(WCM_SIDE_PASSIVE, c->pas->req_pdata_len);
 	struct wharf_conn *o;
 
-	o = wharf_numa_alloc(arena, conn_size(WCM_SIDE_PASSIVE), 64, false);
+	o = wharf_numa_alloc(arena, size, 64, false);
 	if (!o)
 		return NULL;
-	memcpy(o, c, conn_size(WCM_SIDE_PASSIVE));
+	memcpy(o, c, size);
 	o->arena = arena;
 	set_side(o, WCM_SIDE_PASSIVE);
+	if (o->pas->req.private_data)
+		o->pas->req.private_data = o->pas->req_pdata;
 	/* Nothing links or points into @c yet but its own fields. */
 	wcore_list_init(&o->shard_link);
 	wcore_list_init(&o->win_link);

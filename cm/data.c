@@ -101,8 +101,8 @@ void wcm_held_flush(struct wharf_conn *c)
 	while ((h = held_pop(c))) {
 		int keep = 0;
 
-		if (delivers(c) && c->ops.on_recv)
-			keep = c->ops.on_recv(c, h->buf, &h->rx, c->arg);
+		if (delivers(c) && c->ops->on_recv)
+			keep = c->ops->on_recv(c, h->buf, &h->rx, c->arg);
 		held_free(c, h, h->copy ? 0 : keep);
 	}
 	wcm_conn_unref(c);
@@ -138,10 +138,10 @@ static int on_recv(struct wharf_qp *qp, void *buf,
 	/* Only HOLD/DELIVER/DROP_RECV: no state change, nothing to run. */
 	if (st.actions & WCM_ACT_HOLD_RECV)
 		return held_push(c, buf, rx);
-	if ((st.actions & WCM_ACT_DELIVER_RECV) && c->ops.on_recv &&
+	if ((st.actions & WCM_ACT_DELIVER_RECV) && c->ops->on_recv &&
 	    !c->quiet) {
 		c->refs++;
-		ret = c->ops.on_recv(c, buf, rx, c->arg);
+		ret = c->ops->on_recv(c, buf, rx, c->arg);
 		wcm_conn_unref(c);
 	}
 	return ret;
@@ -152,9 +152,9 @@ static void on_send_done(struct wharf_qp *qp, struct wharf_wr *wr, void *arg)
 	struct wharf_conn *c = conn_of_qp(arg);
 
 	(void)qp;
-	if (c->ops.on_send_done) {
+	if (c->ops->on_send_done) {
 		c->refs++;
-		c->ops.on_send_done(c, wr, c->arg);
+		c->ops->on_send_done(c, wr, c->arg);
 		wcm_conn_unref(c);
 	}
 }

@@ -31,8 +31,8 @@ void wcm_deliver_request(struct wharf_conn *c)
 
 	if (c->quiet)
 		return;
-	if (c->ops.on_request) {
-		c->ops.on_request(c, &c->pas->req_view, c->arg);
+	if (c->ops->on_request) {
+		c->ops->on_request(c, &c->pas->req_view, c->arg);
 		return;
 	}
 	/* No decision callback: the listener's default accept. */
@@ -45,7 +45,7 @@ void wcm_deliver_established(struct wharf_conn *c)
 	struct wharf_conn_info info;
 
 	wcm_stamp(c, WHARF_STEP_ESTABLISHED);
-	if (c->quiet || !c->ops.on_established)
+	if (c->quiet || !c->ops->on_established)
 		return;
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
@@ -80,14 +80,14 @@ void wcm_deliver_established(struct wharf_conn *c)
 		info.private_data = c->act->peer_pdata.bytes;
 		info.private_data_len = c->act->peer_pdata.len;
 	}
-	c->ops.on_established(c, &info, c->arg);
+	c->ops->on_established(c, &info, c->arg);
 }
 
 void wcm_deliver_rejected(struct wharf_conn *c)
 {
 	struct wharf_conn_reject rej;
 
-	if (c->quiet || !c->ops.on_rejected)
+	if (c->quiet || !c->ops->on_rejected)
 		return;
 	memset(&rej, 0, sizeof(rej));
 	rej.size = sizeof(rej);
@@ -102,23 +102,23 @@ void wcm_deliver_rejected(struct wharf_conn *c)
 		rej.retry_after_ms = c->act->rej_busy.retry_after_ms;
 		rej.load_permille = c->act->rej_busy.load_permille;
 	}
-	c->ops.on_rejected(c, &rej, c->arg);
+	c->ops->on_rejected(c, &rej, c->arg);
 }
 
 void wcm_deliver_error(struct wharf_conn *c, unsigned error)
 {
 	int err = c->last_err;
 
-	if (c->quiet || !c->ops.on_error)
+	if (c->quiet || !c->ops->on_error)
 		return;
 	if (error == WCM_ERR_TIMEOUT)
 		err = -ETIMEDOUT;
-	c->ops.on_error(c, public_error(error), err ? err : -EIO, c->arg);
+	c->ops->on_error(c, public_error(error), err ? err : -EIO, c->arg);
 }
 
 void wcm_deliver_disconnected(struct wharf_conn *c)
 {
-	if (c->quiet || !c->ops.on_disconnected)
+	if (c->quiet || !c->ops->on_disconnected)
 		return;
-	c->ops.on_disconnected(c, c->arg);
+	c->ops->on_disconnected(c, c->arg);
 }

@@ -84,37 +84,41 @@ static void request_view(struct wharf_conn *c, const struct wcm_dev *dev)
 	r->rnr_retry_count = p->req.rnr_retry_count;
 	r->srq = p->req.srq;
 	r->remote_qp_num = p->req.qp_num;
-	r->private_data = p->req_pdata.len ? p->req_pdata.bytes : NULL;
-	r->private_data_len = p->req_pdata.len;
+	r->private_data = p->req_pdata_len ? p->req_pdata : NULL;
+	r->private_data_len = p->req_pdata_len;
 }
 
-static int copy_request(struct wharf_conn *c, const struct rdma_cm_event *ev)
+/* The request's parameters and private data, checked, into @req and
+ * @pdata (whose length sizes the connection). */
+static int read_request(enum wcm_ps ps, const struct rdma_cm_event *ev,
+			struct wcm_conn_param *req, struct wcm_pdata *pdata)
+{
+	if (ps == WCM_PS_UD) {
+		memset(req, 0, sizeof(*req));
+		return wcm_pdata_recv(pdata, ev->param.ud.private_data,
+				      ev->param.ud.private_data_len);
+	}
+	return wcm_conn_param_recv(&ev->param.conn, req, pdata);
+}
+
+static void copy_request(struct wharf_conn *c, const struct rdma_cm_event *ev,
+			 const struct wcm_conn_param *req,
+			 const struct wcm_pdata *pdata)
 {
 	struct rdma_cm_id *id = ev->id;
 	struct sockaddr *sa;
 	size_t len;
-	int err;
 
-	if (c->ps == WCM_PS_UD) {
-		memset(&c->pas->req, 0, sizeof(c->pas->req));
-		err = wcm_pdata_recv(&c->pas->req_pdata,
-				     ev->param.ud.private_data,
-				     ev->param.ud.private_data_len);
-	} else {
-		err = wcm_conn_param_recv(&ev->param.conn, &c->pas->req,
-					  &c->pas->req_pdata);
-	}
-	if (err)
-		return err;
-	c->pas->req.private_data =
-		c->pas->req_pdata.len ? c->pas->req_pdata.bytes : NULL;
+	c->pas->req = *req;
+	memcpy(c->pas->req_pdata, pdata->bytes, pdata->len);
+	c->pas->req.private_data = pdata->len ? c->pas->req_pdata : NULL;
+	c->pas->req.private_data_len = pdata->len;
 	sa = rdma_get_local_addr(id);
 	len = wcm_sockaddr_len(sa);
 	memcpy(&c->local, sa, len <= sizeof(c->local) ? len : 0);
 	sa = rdma_get_peer_addr(id);
 	len = wcm_sockaddr_len(sa);
 	memcpy(&c->peer, sa, len <= sizeof(c->peer) ? len : 0);
-	return 0;
 }
 
 /* Refuse a request before any connection exists for it (@req: as far as
@@ -154,6 +158,8 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	struct rdma_cm_id *id = ev->id;
 	struct wcm_dev *dev = wcm_dev_find(cm, id->verbs);
 	struct wcm_shard *owner;
+	struct wcm_conn_param req;
+	struct wcm_pdata pdata;
 	struct wharf_conn *c;
 
 	wcm_count_shard(l->sh, WCM_C_REQUESTS);
@@ -163,19 +169,19 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 		       dev ? WCM_REFUSE_DRAINING : WCM_REFUSE_RESOURCES);
 		return;
 	}
-	/* Build the connection on shard 0's arena first: we do not know
-	 * the owner before the request is parsed. */
-	c = wcm_conn_alloc(cm->shards[0], l->ps, WCM_SIDE_PASSIVE);
-	if (!c) {
-		refuse(l, ev, l->sh, NULL, WCM_REFUSE_RESOURCES);
-		return;
-	}
-	if (copy_request(c, ev)) {
-		wcm_conn_free_unpublished(c);
+	if (read_request(l->ps, ev, &req, &pdata)) {
 		wcm_count_shard(l->sh, WCM_C_PROTO);
 		refuse(l, ev, l->sh, NULL, WCM_REFUSE_RESOURCES);
 		return;
 	}
+	/* Build the connection on shard 0's arena first: we do not know
+	 * the owner before the request is parsed. */
+	c = wcm_conn_alloc(cm->shards[0], l->ps, WCM_SIDE_PASSIVE, pdata.len);
+	if (!c) {
+		refuse(l, ev, l->sh, NULL, WCM_REFUSE_RESOURCES);
+		return;
+	}
+	copy_request(c, ev, &req, &pdata);
 	request_view(c, dev);
 	owner = cm->shards[pick_owner(l, dev, &c->pas->req_view)];
 	if (owner != cm->shards[0]) { /* move it to the owner's node */
@@ -193,7 +199,7 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	c->in_handshake = true;
 	c->listener = l;
 	atomic_fetch_add_explicit(&l->refs, 1, memory_order_relaxed);
-	c->ops = l->ops;
+	c->ops = &l->ops;
 	c->arg = l->arg;
 	c->cfg = &l->cfg;
 	c->qp_opts = l->cfg.qp;

@@ -283,7 +283,8 @@ union wcm_sockaddr {
 
 /* What only an active connection keeps (wharf_connect()'s side). */
 struct wcm_active {
-	struct wcm_cfg cfg; /* from wharf_connect()'s options */
+	struct wcm_cfg cfg;	   /* from wharf_connect()'s options */
+	struct wharf_conn_ops ops; /* wharf_connect()'s; c->ops points here */
 	/* What the application asked for. */
 	bool want_null;
 	struct wcm_conn_param want;
@@ -300,15 +301,19 @@ struct wcm_active {
 	struct ibv_ah_attr ud_ah_attr;
 };
 
-/* What only a passive connection keeps (the request it was born of). */
+/* What only a passive connection keeps (the request it was born of).
+ * The request's private data ends it, and the allocation is sized to
+ * what arrived (56 bytes on IB and RoCE), not to the largest any
+ * transport reports (WCM_PDATA_RX_MAX). */
 struct wcm_passive {
-	struct wcm_conn_param req;
-	struct wcm_pdata req_pdata;
+	struct wcm_conn_param req;	    /* .private_data: req_pdata */
 	struct wharf_conn_request req_view; /* valid until destroyed */
 	/* wharf_reject()'s private data (allocated only when it has
 	 * some), until the REJ is sent. */
 	uint8_t *rej_pdata;
 	size_t rej_len;
+	uint8_t req_pdata_len;
+	uint8_t req_pdata[]; /* req_pdata_len bytes */
 };
 
 /*
@@ -331,7 +336,9 @@ struct wharf_conn {
 	struct rdma_cm_id *cm_id;
 	struct wcm_dev *dev;
 	struct wharf_timer *timer;
-	struct wharf_conn_ops ops;
+	/* The listener's callbacks (the connection holds a reference on
+	 * it), or the active side's own copy. */
+	const struct wharf_conn_ops *ops;
 	void *arg;
 	/* Timers and retry policy: the active side's own, or the
 	 * listener's (which the connection holds a reference on). */
@@ -408,8 +415,10 @@ uint32_t wcm_rand(struct wcm_shard *sh);
 int wcm_set_nonblock(int fd);
 
 /* Connections: life and tables (conn.c). */
+/* @pdata_len: a passive connection's room for the request's private
+ * data (0 for an active one). */
 struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps,
-				  enum wcm_side side);
+				  enum wcm_side side, size_t pdata_len);
 /* A passive connection built on another shard's arena, moved to @sh's;
  * returns the new one (and frees @c), or NULL (then @c is unchanged). */
 struct wharf_conn *wcm_conn_move(struct wharf_conn *c, struct wcm_shard *sh);

@@ -104,7 +104,7 @@ static void lookup(struct torture *t, uint32_t *rnd, _Atomic uint64_t *ctr)
 static void create(struct torture *t, struct tshard *ts)
 {
 	struct wharf_conn *c =
-		wcm_conn_alloc(ts->sh, WCM_PS_RC, WCM_SIDE_ACTIVE);
+		wcm_conn_alloc(ts->sh, WCM_PS_RC, WCM_SIDE_ACTIVE, 0);
 	uint64_t seq;
 
 	if (!c)
