@@ -29,8 +29,8 @@
  * an IB or RoCE request's private data, each in the allocator's 768-byte
  * size class (docs/bench/storm.md, heap per connection).  Growing past
  * it costs 128 bytes more per connection. */
-#define WCM_PDATA_REQ_IB 56
-_Static_assert(SIDE_OFFSET + sizeof(struct wcm_passive) + WCM_PDATA_REQ_IB <=
+_Static_assert(SIDE_OFFSET + sizeof(struct wcm_passive) +
+			       WCM_PDATA_CONNECT_RC <=
 		       768,
 	       "a passive connection outgrew 768 bytes");
 
