@@ -110,8 +110,7 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the slow devices ---------------------------------------------------------
-modprobe -a nvme_rdma nvme_fabrics nvmet nvmet_rdma
-mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+nvmf_modules ram # and brd's /dev/ram0: the fast namespace of head of line
 if grep -q '^null_blk ' /proc/modules; then
 	rmmod null_blk || {
 		log "null_blk is in use: cannot set its timer"
@@ -144,7 +143,6 @@ echo 1 >"$nbcfs/power"
 	log "the head-of-line device /dev/nullb2 did not appear"
 	exit 1
 }
-[ -b /dev/ram0 ] || modprobe brd rd_nr=1 rd_size=65536
 log "head of line: /dev/nullb2 (1 GiB, ${hnsec} ns per I/O), fast /dev/ram0"
 
 # --- the targets ----------------------------------------------------------------
@@ -196,19 +194,15 @@ measure() { # target round
 }
 
 hol() { # target round -> res[hol-T:alone:R], res[hol-T:busy:R], ...
-	local fast slow bg fnqn snqn port t=$1
+	local fast slow bg fnqn snqn fport sport t=$1
 	shift
 	case $t in
-	wharf) fnqn=$wfast snqn=$wslow port=4421 ;;
-	kernel) fnqn=$kfast snqn=$kslow port=4424 ;;
+	wharf) fnqn=$wfast snqn=$wslow fport=4421 sport=4421 ;;
+	kernel) fnqn=$kfast snqn=$kslow fport=4423 sport=4424 ;;
 	esac
-	if [ "$t" = kernel ]; then
-		fast=$(connect "$fnqn" 4423) || exit 1
-	else
-		fast=$(connect "$fnqn" "$port") || exit 1
-	fi
+	fast=$(connect "$fnqn" "$fport") || exit 1
 	# The other host: its own NQN and host ID, so its own controller.
-	nvme connect -t rdma -a "$addr" -s "$port" -n "$snqn" -i 1 \
+	nvme connect -t rdma -a "$addr" -s "$sport" -n "$snqn" -i 1 \
 		--hostnqn="$host2" --hostid="$host2id" >/dev/null || exit 1
 	for _ in $(seq 1 200); do
 		slow=$(nvmf_dev_of "$snqn" || true)

@@ -38,8 +38,8 @@ const char kImg[] = "/run/wharf-backing.img";
 // The slow subsystem, its one host, and its device (dm-delay over ram3).
 const char kSlowSub[] = "nqn.2024-01.io.wharf:backing-slow";
 const char kHost2Id[] = "7e1f0c4e-5a2b-4c3d-9e8f-0a1b2c3d4e5f";
-const char kHost2[] =
-	"nqn.2014-08.org.nvmexpress:uuid:7e1f0c4e-5a2b-4c3d-9e8f-0a1b2c3d4e5f";
+const std::string kHost2 =
+	std::string("nqn.2014-08.org.nvmexpress:uuid:") + kHost2Id;
 const char kSlowDm[] = "wharf-slow";
 // Each of the slow device's I/Os completes this long after it starts,
 // once the test sets it.
