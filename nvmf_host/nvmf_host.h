@@ -596,6 +596,43 @@ int wharf_nvmf_host_dsm_deallocate(struct wharf_nvmf_host_queue *q,
 				   unsigned nr, wharf_nvmf_host_cb cb,
 				   void *arg);
 
+/**
+ * wharf_nvmf_host_batch_begin - open a batch of I/O calls on the calling
+ * thread: until the matching wharf_nvmf_host_batch_end(), the calls it
+ * makes to queues it does not own still put each command on its
+ * submission ring at once, but wake a sleeping owner shard only at the
+ * end, once per queue, instead of once per call (as a block layer plug).
+ *
+ * A caller that makes several calls in a row (a completion batch handed
+ * over from a shard, an io_uring-style submission loop) saves the owner a
+ * wake-up and a context switch per command; on a CPU the owner shares,
+ * that is most of what a call from another thread costs.  An owner that is
+ * awake issues the commands as they come; a ring found full wakes its owner
+ * at once (the call then returns -EAGAIN as outside a batch).  Batches
+ * nest: only the outermost end wakes.  Calls made on the queue's owner
+ * shard are not affected (they are issued during the call).
+ *
+ * A thread must end its batch before wharf_nvmf_host_disconnect() of a
+ * queue it submitted to in that batch (a thread that exits with a batch
+ * open has it ended by the library).  Until the end, an owner that sleeps may not see the
+ * batch's commands, so a thread must not wait for their completions
+ * inside the batch.
+ *
+ * Context: any thread; non-blocking; no memory is allocated.  No RCU rule.
+ */
+void wharf_nvmf_host_batch_begin(void);
+
+/**
+ * wharf_nvmf_host_batch_end - end the calling thread's innermost batch
+ * (wharf_nvmf_host_batch_begin()); the outermost end wakes the owner shard
+ * of every queue the batch submitted to, if it may be asleep.
+ *
+ * Return: 0; -EINVAL when the thread has no batch open.
+ * Context: the thread that began the batch; non-blocking (an eventfd
+ * write per owner that is asleep).  No RCU rule.
+ */
+int wharf_nvmf_host_batch_end(void);
+
 /** Memory the caller registered for one I/O queue (opaque). */
 struct wharf_nvmf_host_mem;
 

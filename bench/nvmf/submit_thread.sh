@@ -21,7 +21,9 @@
 #          -q 'QD ...' (default '16 64'),
 #          -n ROUNDS (default 3; medians over the rounds),
 #          -j FILE (also write every row as JSON lines, each round's
-#             values included)
+#             values included),
+#          -P PATH (the wharf-nvmf-perf binary; default the -c opt build,
+#             else bazel-bin: another build's, to compare two in one boot)
 # Progress on stderr; the table and a summary line on stdout.
 set -euo pipefail
 
@@ -30,13 +32,15 @@ poll=event
 qds="16 64"
 json=
 rounds=3
-while getopts "r:p:q:j:n:h" o; do
+perf=
+while getopts "r:p:q:j:n:P:h" o; do
 	case $o in
 	r) runtime=$OPTARG ;;
 	p) poll=$OPTARG ;;
 	q) qds=$OPTARG ;;
 	j) json=$OPTARG ;;
 	n) rounds=$OPTARG ;;
+	P) perf=$OPTARG ;;
 	h)
 		sed -n '2,/^set -e/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
 		exit 0
@@ -54,10 +58,12 @@ prog=submit_thread
 # shellcheck source=tools/lib/nvmf.sh
 . "$(dirname "$0")/../../tools/lib/nvmf.sh"
 nvmf_find_tgt
-perf=$nvmf_top/bazel-out/k8-opt/bin/initiators/nvmf/wharf-nvmf-perf
-[ -x "$perf" ] || perf=$nvmf_top/bazel-bin/initiators/nvmf/wharf-nvmf-perf
+if [ -z "$perf" ]; then
+	perf=$nvmf_top/bazel-out/k8-opt/bin/initiators/nvmf/wharf-nvmf-perf
+	[ -x "$perf" ] || perf=$nvmf_top/bazel-bin/initiators/nvmf/wharf-nvmf-perf
+fi
 [ -x "$perf" ] || {
-	nvmf_log "build //initiators/nvmf:wharf-nvmf-perf first"
+	nvmf_log "no wharf-nvmf-perf at $perf: build //initiators/nvmf:wharf-nvmf-perf first"
 	exit 2
 }
 log() { nvmf_log "$@"; }

@@ -10,7 +10,11 @@
  * --submit-thread the callbacks (still on the shard) only hand each slot
  * to one application thread through a single-producer single-consumer
  * ring per job, and that thread makes every submission call (which the
- * library hands to the queue's shard).  With --zero-copy each job's
+ * library hands to the queue's shard), each pass's calls in one batch
+ * (wharf_nvmf_host_batch_begin/end: one wake-up of the shard per pass).
+ * The thread sleeps on an eventfd when every ring is empty; a poller on
+ * each job's shard writes it once per loop pass that handed it slots,
+ * and only when the thread said it sleeps (`armed`).  With --zero-copy each job's
  * buffers are one region registered once on its queue
  * (wharf_nvmf_host_mem_reg()) and the commands use it in place.
  * The main thread raises `stop` when the time is up or SIGINT/SIGTERM
@@ -32,6 +36,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,6 +72,14 @@ struct slot {
 	enum act act; /* --submit-thread: what the thread does next */
 };
 
+/* --submit-thread: the thread and how the shards wake it. */
+struct submitter {
+	struct job *jobs;
+	unsigned n;
+	int efd;	  /* eventfd the thread sleeps on */
+	atomic_int armed; /* 1: the thread may sleep; wake it */
+};
+
 struct job {
 	struct wharf_nvmf_host_queue *q;
 	const struct perf_args *a;
@@ -78,6 +92,10 @@ struct job {
 	struct wharf_nvmf_host_mem *mem; /* --zero-copy: region registered */
 	struct slot **ring;		 /* --submit-thread: shard -> thread */
 	atomic_ullong ring_head, ring_tail; /* 64-bit: never wrap */
+	struct submitter *sub;		    /* --submit-thread */
+	struct wharf_poller *poller;	    /* --submit-thread, on the shard */
+	bool wake_due;	   /* shard: slots pushed since the last wake */
+	atomic_int hooked; /* the poller: 1 added, 0 removed, <0 -errno */
 	atomic_uint inflight;
 	struct perf_hist hist;
 	atomic_uint_fast64_t ios, errors, verify_errors, rechecked;
@@ -241,7 +259,71 @@ static void ring_push(struct job *j, struct slot *s)
 		atomic_load_explicit(&j->ring_tail, memory_order_relaxed);
 
 	j->ring[t % j->a->qd] = s;
-	atomic_store_explicit(&j->ring_tail, t + 1, memory_order_release);
+	/* seq_cst: the wake-up protocol (submitter_wake, submit_thread). */
+	atomic_store_explicit(&j->ring_tail, t + 1, memory_order_seq_cst);
+	j->wake_due = true;
+}
+
+/* On the shard, once per loop pass: wake the thread if it sleeps and
+ * this pass handed it slots. */
+static void submitter_wake(struct job *j)
+{
+	struct submitter *t = j->sub;
+	uint64_t one = 1;
+
+	if (!j->wake_due)
+		return;
+	j->wake_due = false;
+	if (atomic_load_explicit(&t->armed, memory_order_seq_cst) &&
+	    atomic_exchange_explicit(&t->armed, 0, memory_order_relaxed) &&
+	    write(t->efd, &one, sizeof(one)) != sizeof(one))
+		perror("wharf-nvmf-perf: eventfd"); /* its 100 ms poll saves it */
+}
+
+static int wake_poll(struct wharf_shard *shard, void *arg)
+{
+	(void)shard;
+	submitter_wake(arg);
+	return 0; /* no work of its own */
+}
+
+static int wake_arm(struct wharf_shard *shard, void *arg)
+{
+	(void)shard;
+	submitter_wake(arg);
+	return 0;
+}
+
+static void hook(struct wharf_shard *shard, void *arg)
+{
+	struct job *j = arg;
+	int rc = wharf_shard_poller_add(shard, wake_poll, wake_arm, j,
+					&j->poller);
+
+	atomic_store(&j->hooked, rc ? rc : 1);
+}
+
+static void unhook(struct wharf_shard *shard, void *arg)
+{
+	struct job *j = arg;
+
+	(void)shard;
+	submitter_wake(j);
+	wharf_poller_remove(j->poller);
+	j->poller = NULL;
+	atomic_store(&j->hooked, 0);
+}
+
+/* From the main thread: run @fn on @j's shard and wait until it moved
+ * `hooked` away from @from; its final value. */
+static int job_hook_call(struct job *j, wharf_msg_fn fn, int from)
+{
+	while (wharf_shard_send(wharf_nvmf_host_queue_shard(j->q), fn, j) ==
+	       -EAGAIN)
+		usleep(1000);
+	while (atomic_load(&j->hooked) == from)
+		usleep(100);
+	return atomic_load(&j->hooked);
 }
 
 static struct slot *ring_pop(struct job *j)
@@ -250,7 +332,7 @@ static struct slot *ring_pop(struct job *j)
 		atomic_load_explicit(&j->ring_head, memory_order_relaxed);
 	struct slot *s;
 
-	if (h == atomic_load_explicit(&j->ring_tail, memory_order_acquire))
+	if (h == atomic_load_explicit(&j->ring_tail, memory_order_seq_cst))
 		return NULL;
 	s = j->ring[h % j->a->qd];
 	atomic_store_explicit(&j->ring_head, h + 1, memory_order_release);
@@ -395,25 +477,48 @@ static void job_start(struct wharf_shard *shard, void *arg)
 		act(&j->slots[i], ACT_NEXT);
 }
 
-/* --submit-thread: start every slot, then make the calls the shards hand
- * over, until every job is done. */
-struct submitter {
-	struct job *jobs;
-	unsigned n;
-};
+static bool rings_empty(const struct submitter *t)
+{
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct job *j = &t->jobs[i];
 
+		if (atomic_load_explicit(&j->ring_head, memory_order_relaxed) !=
+		    atomic_load_explicit(&j->ring_tail, memory_order_seq_cst))
+			return false;
+	}
+	return true;
+}
+
+/* Every ring empty: sleep until a shard hands over a slot (or 100 ms, a
+ * bound should a wake-up ever be missed). */
+static void submitter_sleep(struct submitter *t)
+{
+	struct pollfd pfd = {.fd = t->efd, .events = POLLIN};
+	uint64_t v;
+
+	atomic_store_explicit(&t->armed, 1, memory_order_seq_cst);
+	if (rings_empty(t) && poll(&pfd, 1, 100) > 0 &&
+	    read(t->efd, &v, sizeof(v)) < 0)
+		perror("wharf-nvmf-perf: eventfd");
+	atomic_store_explicit(&t->armed, 0, memory_order_relaxed);
+}
+
+/* --submit-thread: start every slot, then make the calls the shards hand
+ * over, until every job is done: each pass's calls in one batch. */
 static void *submit_thread(void *arg)
 {
 	struct submitter *t = arg;
-	unsigned idle_rounds = 0;
 	bool all_done;
 
+	wharf_nvmf_host_batch_begin();
 	for (unsigned i = 0; i < t->n; i++)
 		job_start(NULL, &t->jobs[i]);
+	wharf_nvmf_host_batch_end();
 	do {
 		bool idle = true;
 
 		all_done = true;
+		wharf_nvmf_host_batch_begin();
 		for (unsigned i = 0; i < t->n; i++) {
 			struct job *j = &t->jobs[i];
 			struct slot *s;
@@ -426,12 +531,9 @@ static void *submit_thread(void *arg)
 						  memory_order_acquire))
 				all_done = false;
 		}
-		/* Spin a little, then sleep: the shards may share its CPU. */
-		idle_rounds = idle ? idle_rounds + 1 : 0;
-		if (idle_rounds > 64)
-			usleep(50);
-		else if (idle)
-			sched_yield();
+		wharf_nvmf_host_batch_end();
+		if (idle && !all_done)
+			submitter_sleep(t);
 	} while (!all_done);
 	return NULL;
 }
@@ -626,6 +728,8 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host,
 		return 2;
 	sub.jobs = jobs;
 	sub.n = n;
+	sub.efd = -1;
+	atomic_init(&sub.armed, 0);
 	for (i = 0; i < n && !rc; i++)
 		rc = job_init(&jobs[i], a, wharf_nvmf_host_queue(host, i), i, n,
 			      &ns);
@@ -646,6 +750,24 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host,
 	for (i = 0; i < n; i++)
 		atomic_store(&jobs[i].inflight, a->qd);
 	if (a->submit_thread) {
+		sub.efd = eventfd(0, EFD_CLOEXEC);
+		if (sub.efd < 0) {
+			perror("wharf-nvmf-perf: eventfd");
+			rc = 2;
+			goto out;
+		}
+		for (i = 0; i < n; i++) {
+			jobs[i].sub = &sub;
+			rc = job_hook_call(&jobs[i], hook, 0);
+			if (rc < 0) {
+				fprintf(stderr,
+					"wharf-nvmf-perf: poller on the "
+					"shard: %s\n",
+					strerror(-rc));
+				rc = 2;
+				goto out;
+			}
+		}
 		rc = pthread_create(&thread, NULL, submit_thread, &sub);
 		if (rc) {
 			fprintf(stderr, "wharf-nvmf-perf: submit thread: %s\n",
@@ -653,6 +775,7 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host,
 			rc = 2;
 			goto out;
 		}
+		rc = 0;
 	}
 	for (i = 0; i < n && !a->submit_thread; i++)
 		while (wharf_shard_send(wharf_nvmf_host_queue_shard(jobs[i].q),
@@ -729,6 +852,11 @@ static int run(const struct perf_args *a, struct wharf_nvmf_host *host,
 	report(a, &in, &r);
 	rc = r.errors || r.verify_errors || !r.ios ? 1 : 0;
 out:
+	for (i = 0; i < n; i++)
+		if (atomic_load(&jobs[i].hooked) == 1)
+			job_hook_call(&jobs[i], unhook, 1);
+	if (sub.efd >= 0)
+		close(sub.efd);
 	for (i = 0; i < n; i++)
 		job_free(&jobs[i]);
 	free(jobs);
