@@ -48,6 +48,8 @@ _Static_assert(offsetof(struct wharf_cm_opts, connect_window) == 36,
 	       "struct wharf_cm_opts: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_opts, connect_window_max) == 40,
 	       "struct wharf_cm_opts: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_cm_opts, res_per_device) == 44,
+	       "struct wharf_cm_opts: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_cm_shard_load) == 16,
 	       "struct wharf_cm_shard_load: ./wharf abi --update");

@@ -87,7 +87,8 @@ int wcm_act_connect(struct wharf_conn *c)
 	if (err)
 		return err;
 	if (c->ps == WCM_PS_RC) {
-		res = wcm_res_get(c->sh, c->dev, &err);
+		res = wcm_res_admitting(c->sh, c->dev, wcm_conn_qp_opts(c),
+					&err);
 		if (!res)
 			return err;
 		err = wcm_take_qp(c, res);
@@ -322,7 +323,6 @@ int wharf_connect(struct wharf_cm *cm, const struct wharf_connect_opts *in,
 	c->arg = o.arg;
 	copy_cfg(&c->act->cfg, &o);
 	c->cfg = &c->act->cfg;
-	c->qp_opts = c->cfg->qp;
 	c->in_handshake = true;
 	c->handover_ref = true;
 	atomic_fetch_add_explicit(&sh->hs_active, 1, memory_order_relaxed);

@@ -69,6 +69,12 @@ int wharf_cm_create(struct wharf_ctx *ctx, const struct wharf_cm_opts *in,
 		cm->busy_retry_after_ms = WCM_BUSY_RETRY_AFTER_MAX;
 	cm->remote_penalty =
 		o.remote_penalty ? o.remote_penalty : WCM_DEF_REMOTE_PENALTY;
+	cm->res_per_dev =
+		o.res_per_device ? o.res_per_device : WCM_DEF_RES_PER_DEV;
+	if (cm->res_per_dev > WCM_RES_PER_DEV_MAX) {
+		free(cm);
+		return -EINVAL;
+	}
 	atomic_init(&cm->closing, false);
 	err = wbase_opts_copy(&cm->res_opts, sizeof(cm->res_opts), o.res_opts);
 	if (err)

@@ -129,6 +129,19 @@ struct wharf_cm_opts {
 	/** Upper bound of the adaptive window (connect_window 0), per
 	 * shard; 0 = 1024, raised to 8 if lower. */
 	unsigned connect_window_max;
+	/**
+	 * Resource sets (one SRQ, its CQs and a QP pool, as res_opts
+	 * describes) a shard may have per device.  A shard starts with one;
+	 * when a connection fits in none it has (every SRQ at srq_max, every
+	 * send CQ at cq_max and send_cq_max), it makes the next, so that one
+	 * shard serves more connections than one SRQ or CQ holds (rxe and
+	 * ConnectX HCAs allow 32,767 SRQ entries: with one receive credit a
+	 * connection, about that many connections per set).  Only past the
+	 * last does a request meet the listener's overload policy (defer or
+	 * busy REJ).  0 = 1: res_opts then bounds a shard's receive memory
+	 * and CQs, as it always did; at most 64 (-EINVAL above).
+	 */
+	unsigned res_per_device;
 };
 
 /** wharf_cm_opts.connect_window: start every wharf_connect() at once. */
@@ -166,7 +179,7 @@ void wharf_cm_opts_init(struct wharf_cm_opts *opts);
  *
  * Return: 0; -EINVAL for NULL arguments or bad options (size, shard
  * index, res_opts size, a res option a device cannot hold: the log names
- * the option and the limit); -ENODEV when there is no RDMA device (or no
+ * the option and the limit, res_per_device above 64); -ENODEV when there is no RDMA device (or no
  * /dev/infiniband/rdma_cm); -ENOMEM; -errno from librdmacm, verbs or the
  * shard setup.
  * Context: any thread except a shard thread of @ctx; blocks until every
@@ -258,7 +271,8 @@ struct wharf_conn_request {
 	/** RC: the peer's QP number. */
 	uint32_t remote_qp_num;
 	/** What the peer sent, with the length the transport reports; valid
-	 * until the connection is destroyed. */
+	 * until on_established returns (the handshake's state is freed
+	 * then), or the connection is destroyed first. */
 	const void *private_data;
 	size_t private_data_len;
 };
@@ -329,7 +343,8 @@ struct wharf_conn_ops {
 	 * now or later (on the owner shard) before decision_timeout_ms, else
 	 * the library rejects it and reports WHARF_CONN_ERR_TIMEOUT.  NULL:
 	 * the listener accepts with its accept_param.  @req is valid during
-	 * the call (wharf_conn_get_request() returns it later).
+	 * the call (wharf_conn_get_request() returns it later, until the
+	 * handshake is over).
 	 */
 	void (*on_request)(struct wharf_conn *conn,
 			   const struct wharf_conn_request *req, void *arg);
@@ -930,8 +945,12 @@ struct ibv_pd *wharf_conn_pd(const struct wharf_conn *conn);
 uint8_t wharf_conn_port_num(const struct wharf_conn *conn);
 
 /**
- * wharf_conn_get_request - the pending request of a passive connection
- * (valid until the connection is destroyed), or NULL.
+ * wharf_conn_get_request - the request a passive connection was born of,
+ * or NULL: for an active connection, and once the passive one's
+ * handshake is over (after on_established returned, the request and its
+ * private data are freed, so that an established connection keeps only
+ * what it needs).  A pointer from it is valid until then, or until the
+ * connection is destroyed if that comes first.
  * Context: owner shard.
  */
 const struct wharf_conn_request *

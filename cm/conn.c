@@ -2,6 +2,13 @@
  * cm/conn.c - a connection's memory, references, table entries, lookups
  * and accessors.
  *
+ * An active connection is one allocation: the shared part, then its side's
+ * (struct wcm_active).  A passive one is the shared part, with its side's
+ * (struct wcm_passive: the request, the admission link, the accept's
+ * options) in an allocation of its own that goes once the handshake is
+ * over (wcm_conn_trim), with its idle timer: a server's thousands of
+ * established connections keep 512 bytes each (docs/bench/storm.md).
+ *
  * A connection is allocated on its owner shard's NUMA arena, published in
  * the RCU tables when its owner adopts it, and withdrawn when its last
  * reference goes (see rt.h); the memory is freed by liburcu's call_rcu
@@ -25,53 +32,49 @@
 	((sizeof(struct wharf_conn) + _Alignof(max_align_t) - 1) /             \
 	 _Alignof(max_align_t) * _Alignof(max_align_t))
 
-/* A server holds thousands of passive connections: with the 56 bytes of
- * an IB or RoCE request's private data, each in the allocator's 768-byte
- * size class (docs/bench/storm.md, heap per connection).  Growing past
- * it costs 128 bytes more per connection. */
-_Static_assert(SIDE_OFFSET + sizeof(struct wcm_passive) +
-			       WCM_PDATA_CONNECT_RC <=
-		       768,
-	       "a passive connection outgrew 768 bytes");
-
-static size_t conn_size(enum wcm_side side, size_t pdata_len)
-{
-	return SIDE_OFFSET + (side == WCM_SIDE_ACTIVE
-				      ? sizeof(struct wcm_active)
-				      : sizeof(struct wcm_passive) + pdata_len);
-}
-
-static void set_side(struct wharf_conn *c, enum wcm_side side)
-{
-	void *part = (char *)c + SIDE_OFFSET;
-
-	c->act = side == WCM_SIDE_ACTIVE ? part : NULL;
-	c->pas = side == WCM_SIDE_ACTIVE ? NULL : part;
-}
+/* A server holds thousands of established passive connections: the
+ * shared part alone, in the allocator's 512-byte size class
+ * (docs/bench/storm.md, heap per connection).  Growing past it costs 128
+ * bytes more per connection. */
+_Static_assert(sizeof(struct wharf_conn) <= 512,
+	       "a connection's shared part outgrew 512 bytes");
 
 struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps,
 				  enum wcm_side side, size_t pdata_len)
 {
 	struct wharf_numa_arena *arena = wharf_shard_arena(sh->shard);
+	size_t size = side == WCM_SIDE_ACTIVE
+			      ? SIDE_OFFSET + sizeof(struct wcm_active)
+			      : sizeof(struct wharf_conn);
 	struct wharf_conn *c;
 
 	if (pdata_len > WCM_PDATA_RX_MAX)
 		return NULL;
-	c = wharf_numa_alloc(arena, conn_size(side, pdata_len), 64, true);
+	c = wharf_numa_alloc(arena, size, 64, true);
 	if (!c)
 		return NULL;
+	if (side == WCM_SIDE_PASSIVE) {
+		c->pas = wharf_numa_alloc(
+			arena, sizeof(struct wcm_passive) + pdata_len, 0, true);
+		if (!c->pas) {
+			wharf_numa_free(arena, c);
+			return NULL;
+		}
+		c->pas->conn = c;
+		c->pas->arena = arena;
+		c->pas->req_pdata_len = (uint8_t)pdata_len;
+		wcore_list_init(&c->pas->defer_link);
+	} else {
+		c->act = (struct wcm_active *)((char *)c + SIDE_OFFSET);
+		c->act->conn = c;
+		wcore_list_init(&c->act->win_link);
+		c->ops = &c->act->ops;
+	}
 	c->arena = arena;
 	c->cm = sh->cm;
 	c->sh = sh;
 	c->ps = ps;
-	set_side(c, side);
-	if (c->act)
-		c->ops = &c->act->ops;
-	else
-		c->pas->req_pdata_len = (uint8_t)pdata_len;
 	wcore_list_init(&c->shard_link);
-	wcore_list_init(&c->win_link);
-	wcore_list_init(&c->defer_link);
 	atomic_init(&c->dead, 0);
 	return c;
 }
@@ -79,33 +82,36 @@ struct wharf_conn *wcm_conn_alloc(struct wcm_shard *sh, enum wcm_ps ps,
 struct wharf_conn *wcm_conn_move(struct wharf_conn *c, struct wcm_shard *sh)
 {
 	struct wharf_numa_arena *arena = wharf_shard_arena(sh->shard);
-	size_t size = conn_size(WCM_SIDE_PASSIVE, c->pas->req_pdata_len);
 	struct wharf_conn *o;
 
-	o = wharf_numa_alloc(arena, size, 64, false);
+	o = wharf_numa_alloc(arena, sizeof(*o), 64, false);
 	if (!o)
 		return NULL;
-	memcpy(o, c, size);
+	memcpy(o, c, sizeof(*o));
 	o->arena = arena;
-	set_side(o, WCM_SIDE_PASSIVE);
-	if (o->pas->req.private_data)
-		o->pas->req.private_data = o->pas->req_pdata;
+	/* The passive part stays where it is (it lives as long as the
+	 * handshake) and follows its connection. */
+	o->pas->conn = o;
 	/* Nothing links or points into @c yet but its own fields. */
 	wcore_list_init(&o->shard_link);
-	wcore_list_init(&o->win_link);
-	wcore_list_init(&o->defer_link);
 	c->listener = NULL;
-	c->pas->rej_pdata = NULL;
+	c->pas = NULL;
 	wcm_conn_free_unpublished(c);
 	return o;
 }
 
+static void passive_free(struct wharf_conn *c)
+{
+	if (!c->pas)
+		return;
+	free(c->pas->rej_pdata);
+	wharf_numa_free(c->pas->arena, c->pas);
+	c->pas = NULL;
+}
+
 static void side_free(struct wharf_conn *c)
 {
-	if (c->pas) {
-		free(c->pas->rej_pdata);
-		c->pas->rej_pdata = NULL;
-	}
+	passive_free(c);
 	if (c->act && c->act->ud_ah) {
 		ibv_destroy_ah(c->act->ud_ah);
 		c->act->ud_ah = NULL;
@@ -177,10 +183,35 @@ void wcm_conn_put(struct wharf_conn *c)
 	wcm_conn_table_remove(c->cm->table, &c->entry, conn_free_rcu);
 }
 
+void wcm_conn_trim(struct wharf_conn *c)
+{
+	switch (c->sm.state) {
+	case WCM_ST_ESTABLISHED:
+	case WCM_ST_DISCONNECTING:
+	case WCM_ST_TIMEWAIT:
+		break;
+	default:
+		return; /* the handshake may still need it, or the end is near */
+	}
+	passive_free(c);
+	/* Created again if a disconnect or time-wait needs a bound. */
+	if (c->timer && !wharf_timer_armed(c->timer)) {
+		wharf_timer_destroy(c->timer);
+		c->timer = NULL;
+	}
+}
+
 void wcm_conn_unref(struct wharf_conn *c)
 {
 	c->refs--;
+	if (!c->refs)
+		wcm_conn_trim(c);
 	wcm_conn_put(c);
+}
+
+const struct wharf_conn_qp_opts *wcm_conn_qp_opts(const struct wharf_conn *c)
+{
+	return c->pas ? &c->pas->qp_opts : &c->cfg->qp;
 }
 
 /* ---------------------------------------------------------------- */

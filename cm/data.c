@@ -62,15 +62,13 @@ static int held_push(struct wharf_conn *c, void *buf,
 
 static void held_free(struct wharf_conn *c, struct wcm_held *h, int keep)
 {
-	struct wharf_qp_res *res;
-
 	if (h->copy) {
 		free(h->buf);
 	} else if (keep != WHARF_QP_RECV_KEEP) {
-		res = c->qp ? wharf_qp_res_of(c->qp)
-			    : (c->dev ? c->sh->res[c->dev->index] : NULL);
-		if (res)
-			wharf_qp_res_recv_put(res, h->buf);
+		if (c->qp)
+			wharf_qp_res_recv_put(wharf_qp_res_of(c->qp), h->buf);
+		else if (c->dev) /* the QP went: whichever res lent it */
+			wcm_res_recv_put(c->sh, c->dev, h->buf);
 	}
 	free(h);
 }
@@ -215,15 +213,16 @@ static const struct wharf_qp_ops qp_ops = {
 
 int wcm_take_qp(struct wharf_conn *c, struct wharf_qp_res *res)
 {
+	const struct wharf_conn_qp_opts *q = wcm_conn_qp_opts(c);
 	struct wharf_qp_opts o = {
 		.size = sizeof(o),
 		.ops = &qp_ops,
 		.arg = c,
-		.private_rq = c->qp_opts.private_rq,
-		.rq_depth = c->qp_opts.rq_depth,
-		.recv_credits = c->qp_opts.recv_credits,
-		.sq_depth = c->qp_opts.sq_depth,
-		.min_rnr_timer = c->qp_opts.min_rnr_timer,
+		.private_rq = q->private_rq,
+		.rq_depth = q->rq_depth,
+		.recv_credits = q->recv_credits,
+		.sq_depth = q->sq_depth,
+		.min_rnr_timer = q->min_rnr_timer,
 	};
 	int err;
 

@@ -31,7 +31,7 @@
 
 static bool needs_budget(const struct wharf_conn *c)
 {
-	return c->ps == WCM_PS_RC && !c->qp_opts.private_rq;
+	return c->ps == WCM_PS_RC && !wcm_conn_qp_opts(c)->private_rq;
 }
 
 /* What @c's owner has room for now; -errno when its resources fail. */
@@ -56,12 +56,13 @@ static int room_of(struct wharf_conn *c, struct wcm_room *r)
 		.policy = l->overload,
 	};
 	if (!r->closing && needs_budget(c)) {
-		struct wharf_qp_res *res = wcm_res_get(sh, c->dev, &err);
+		/* Any of the shard's res sets, or one it may still make. */
+		struct wharf_qp_res *res = wcm_res_admitting(
+			sh, c->dev, wcm_conn_qp_opts(c), &err);
 
-		if (!res)
+		if (!res && err != -EBUSY)
 			return err;
-		r->budget_ok = wharf_qp_res_admit(
-				       res, c->qp_opts.recv_credits) != -EBUSY;
+		r->budget_ok = res != NULL;
 	}
 	return 0;
 }
@@ -86,7 +87,7 @@ static void enter(struct wharf_conn *c)
 	c->in_handshake = false;
 	atomic_fetch_sub_explicit(&sh->hs_passive, 1, memory_order_relaxed);
 	c->was_deferred = true;
-	wcore_list_add_tail(&sh->defer_queue, &c->defer_link);
+	wcore_list_add_tail(&sh->defer_queue, &c->pas->defer_link);
 	atomic_fetch_add_explicit(&sh->defer_n, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&c->listener->deferred, 1,
 				  memory_order_relaxed);
@@ -95,9 +96,9 @@ static void enter(struct wharf_conn *c)
 
 void wcm_defer_leave(struct wharf_conn *c)
 {
-	if (!wcore_list_linked(&c->defer_link))
+	if (!c->pas || !wcore_list_linked(&c->pas->defer_link))
 		return;
-	wcore_list_del(&c->defer_link);
+	wcore_list_del(&c->pas->defer_link);
 	atomic_fetch_sub_explicit(&c->sh->defer_n, 1, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&c->listener->deferred, 1,
 				  memory_order_relaxed);
@@ -167,8 +168,9 @@ static struct wharf_conn *head(const struct wcm_shard *sh)
 {
 	if (wcore_list_empty(&sh->defer_queue))
 		return NULL;
-	return wcore_list_first_entry(&sh->defer_queue, struct wharf_conn,
-				      defer_link);
+	return wcore_list_first_entry(&sh->defer_queue, struct wcm_passive,
+				      defer_link)
+		->conn;
 }
 
 /* Whether the head of the FIFO can be presented now.  When it cannot,

@@ -104,14 +104,61 @@ struct wcm_dev *wcm_dev_find(struct wharf_cm *cm, struct ibv_context *verbs)
 	return NULL;
 }
 
-struct wharf_qp_res *wcm_res_get(struct wcm_shard *sh, struct wcm_dev *dev,
-				 int *err)
+/* The shard's @k-th res on @dev, created if need be. */
+static struct wharf_qp_res *res_at(struct wcm_shard *sh, struct wcm_dev *dev,
+				   unsigned k, int *err)
 {
-	struct wharf_qp_res **slot = &sh->res[dev->index];
+	struct wharf_qp_res **slot =
+		&sh->res[dev->index * sh->cm->res_per_dev + k];
 
 	*err = 0;
 	if (!*slot)
 		*err = wharf_qp_res_create(dev->qdev, sh->shard,
 					   &sh->cm->res_opts, slot);
 	return *slot;
+}
+
+/*
+ * A res is one SRQ, its CQs and a QP pool: bounded by srq_max, cq_max and
+ * send_cq_max, which a device caps (rxe and ConnectX: 32,767 SRQ
+ * entries, so about that many connections with one receive credit each).
+ * A shard that outgrows it makes another, up to res_per_dev, rather than
+ * refusing: the first that admits takes the connection, so the earlier
+ * ones fill first and a later one exists only once they are full.
+ */
+struct wharf_qp_res *wcm_res_admitting(struct wcm_shard *sh,
+				       struct wcm_dev *dev,
+				       const struct wharf_conn_qp_opts *q,
+				       int *err)
+{
+	struct wharf_qp_res *res = NULL;
+
+	/* A private receive queue claims no SRQ credit: the first res. */
+	if (q->private_rq)
+		return res_at(sh, dev, 0, err);
+	for (unsigned k = 0; k < sh->cm->res_per_dev; k++) {
+		int rc;
+
+		res = res_at(sh, dev, k, err);
+		if (!res)
+			return NULL;
+		rc = wharf_qp_res_admit(res, q->recv_credits);
+		if (rc != -EBUSY) {
+			*err = rc;
+			return rc ? NULL : res;
+		}
+	}
+	*err = -EBUSY;
+	return NULL;
+}
+
+void wcm_res_recv_put(struct wcm_shard *sh, struct wcm_dev *dev, void *buf)
+{
+	for (unsigned k = 0; k < sh->cm->res_per_dev; k++) {
+		struct wharf_qp_res *res =
+			sh->res[dev->index * sh->cm->res_per_dev + k];
+
+		if (res && !wharf_qp_res_recv_put(res, buf))
+			return;
+	}
 }

@@ -92,7 +92,10 @@ void wcm_arm_timer(struct wharf_conn *c, unsigned kind)
 	default:
 		return;
 	}
-	wharf_timer_arm(c->timer, (uint64_t)ms * 1000000u);
+	/* An established connection gave its timer back (wcm_conn_trim). */
+	if ((!c->timer && wcm_conn_timer_create(c)) ||
+	    wharf_timer_arm(c->timer, (uint64_t)ms * 1000000u))
+		c->timer_lost = true; /* no bound: the wait ends now */
 }
 
 void wcm_run(struct wharf_conn *c, const struct wcm_step *st)
@@ -155,6 +158,11 @@ void wcm_run(struct wharf_conn *c, const struct wcm_step *st)
 #undef LIVE
 	if ((a & WCM_ACT_DESTROY_ID) || is_terminal(c->sm.state))
 		wcm_destroy_id(c);
+	if (c->timer_lost) {
+		c->timer_lost = false;
+		if (c->gen == gen) /* the wait it was for */
+			wcm_conn_timeout(c);
+	}
 	wcm_conn_unref(c);
 }
 

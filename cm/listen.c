@@ -202,7 +202,7 @@ static void on_request(struct wharf_listener *l, struct rdma_cm_event *ev)
 	c->ops = &l->ops;
 	c->arg = l->arg;
 	c->cfg = &l->cfg;
-	c->qp_opts = l->cfg.qp;
+	c->pas->qp_opts = l->cfg.qp;
 	request_view(c, dev);
 	atomic_fetch_add_explicit(&owner->hs_passive, 1, memory_order_relaxed);
 	id->context = c;

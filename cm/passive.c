@@ -19,13 +19,11 @@
 #include "cm/qp_opts.h"
 #include "cm/rt.h"
 
-static void conn_timer_fn(struct wharf_timer *t, void *arg)
+void wcm_conn_timeout(struct wharf_conn *c)
 {
-	struct wharf_conn *c = arg;
 	struct wcm_step st;
 	unsigned kind = c->sm.timer;
 
-	(void)t;
 	if (kind == WCM_TIMER_DISCONNECT || kind == WCM_TIMER_TIMEWAIT)
 		wcm_count(c, WCM_C_FORCED);
 	if (c->sm.state == WCM_ST_DEFERRED)
@@ -34,6 +32,17 @@ static void conn_timer_fn(struct wharf_timer *t, void *arg)
 	if (wcm_conn_on_timer(&c->sm, (enum wcm_timer)kind, &st))
 		return;
 	wcm_run(c, &st);
+}
+
+static void conn_timer_fn(struct wharf_timer *t, void *arg)
+{
+	(void)t;
+	wcm_conn_timeout(arg);
+}
+
+int wcm_conn_timer_create(struct wharf_conn *c)
+{
+	return wharf_timer_create(c->sh->shard, conn_timer_fn, c, &c->timer);
 }
 
 /* Give @c its id, timer and table entries on its owner shard. */
@@ -48,7 +57,7 @@ static int conn_setup(struct wharf_conn *c)
 		if (err)
 			return -EOVERFLOW;
 	}
-	err = wharf_timer_create(c->sh->shard, conn_timer_fn, c, &c->timer);
+	err = wcm_conn_timer_create(c);
 	if (err)
 		return err;
 	err = wcm_conn_publish(c);
@@ -102,7 +111,7 @@ static int negotiate(struct wharf_conn *c, const struct wharf_conn_param *p,
 
 int wcm_act_accept(struct wharf_conn *c)
 {
-	const struct wharf_conn_param *p = c->acc;
+	const struct wharf_conn_param *p = c->pas->acc;
 	struct rdma_conn_param rp;
 	struct wcm_qp_info qi = {0, 0};
 	struct wharf_qp_res *res;
@@ -111,10 +120,11 @@ int wcm_act_accept(struct wharf_conn *c)
 	if (c->ps == WCM_PS_UD) {
 		qi.qp_num = p->ud_qp_num & WCM_QP_NUM_MAX;
 	} else {
-		res = wcm_res_get(c->sh, c->dev, &err);
-		if (!res)
+		res = wcm_res_admitting(c->sh, c->dev, wcm_conn_qp_opts(c),
+					&err);
+		if (!res && err != -EBUSY)
 			return err;
-		err = wcm_take_qp(c, res);
+		err = res ? wcm_take_qp(c, res) : -EBUSY;
 		if (err) {
 			/* The library's own refusal: the listener's private
 			 * data, in the peer's protocol. */
@@ -185,10 +195,11 @@ int wharf_accept(struct wharf_conn *conn, const struct wharf_conn_param *in)
 	if (err)
 		return err;
 	conn->refs++;
-	conn->acc = in ? &p : NULL;
+	conn->pas->acc = in ? &p : NULL;
 	conn->last_err = 0;
 	wcm_run(conn, &st);
-	conn->acc = NULL;
+	if (conn->pas) /* (the frame's reference keeps it until here) */
+		conn->pas->acc = NULL;
 	err = conn->sm.state == WCM_ST_ACCEPTING ||
 			      conn->sm.state == WCM_ST_ESTABLISHED
 		      ? 0
@@ -214,15 +225,15 @@ int wharf_conn_set_qp(struct wharf_conn *conn,
 		return -ENOTCONN;
 	}
 	if (qp->recv_credits)
-		conn->qp_opts.recv_credits = qp->recv_credits;
+		conn->pas->qp_opts.recv_credits = qp->recv_credits;
 	if (qp->private_rq)
-		conn->qp_opts.private_rq = true;
+		conn->pas->qp_opts.private_rq = true;
 	if (qp->rq_depth)
-		conn->qp_opts.rq_depth = qp->rq_depth;
+		conn->pas->qp_opts.rq_depth = qp->rq_depth;
 	if (qp->sq_depth)
-		conn->qp_opts.sq_depth = qp->sq_depth;
+		conn->pas->qp_opts.sq_depth = qp->sq_depth;
 	if (qp->min_rnr_timer)
-		conn->qp_opts.min_rnr_timer = qp->min_rnr_timer;
+		conn->pas->qp_opts.min_rnr_timer = qp->min_rnr_timer;
 	return 0;
 }
 

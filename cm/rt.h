@@ -58,6 +58,8 @@
  * (ucmatose waits for it forever): 20 s lets the CM send it five times.
  */
 #define WCM_DEF_HANDSHAKE_CAP  1024u
+#define WCM_DEF_RES_PER_DEV    1u
+#define WCM_RES_PER_DEV_MAX    64u
 #define WCM_DEF_BUSY_RETRY_MS  100u
 #define WCM_DEF_REMOTE_PENALTY 64u
 #define WCM_DEF_BATCH	       32u
@@ -165,8 +167,11 @@ struct wcm_shard {
 	struct wharf_watch *watch;
 	struct wharf_poller *poller;
 	struct wharf_timer *teardown_timer;
-	struct wharf_qp_res **res; /* [cm->ndev], created on demand */
-	struct wcore_list conns;   /* every connection owned here */
+	/* [cm->ndev * cm->res_per_dev]: device d's k-th at d * res_per_dev
+	 * + k, created on demand, the next only once those before it can
+	 * admit no more (dev.c). */
+	struct wharf_qp_res **res;
+	struct wcore_list conns; /* every connection owned here */
 	_Atomic(struct wcm_inbox_item *) inbox;
 	/* Taken from the inbox, not run yet (FIFO; see wcm_inbox_drain_max). */
 	struct wcm_inbox_item *pend_head, *pend_tail;
@@ -216,6 +221,7 @@ struct wharf_cm {
 	uint32_t busy_retry_after_ms;
 	uint64_t remote_penalty;
 	struct wharf_qp_res_opts res_opts;
+	unsigned res_per_dev; /* wharf_cm_opts.res_per_device */
 	unsigned nshards;
 	struct wcm_shard **shards;
 	unsigned ndev;
@@ -281,10 +287,13 @@ union wcm_sockaddr {
 	struct sockaddr_ib ib;
 };
 
-/* What only an active connection keeps (wharf_connect()'s side). */
+/* What only an active connection keeps (wharf_connect()'s side), in the
+ * connection's own allocation, behind the shared part. */
 struct wcm_active {
-	struct wcm_cfg cfg;	   /* from wharf_connect()'s options */
-	struct wharf_conn_ops ops; /* wharf_connect()'s; c->ops points here */
+	struct wharf_conn *conn;    /* the connection this part ends */
+	struct wcore_list win_link; /* waiting for a window slot (window.c) */
+	struct wcm_cfg cfg;	    /* from wharf_connect()'s options */
+	struct wharf_conn_ops ops;  /* wharf_connect()'s; c->ops points here */
 	/* What the application asked for. */
 	bool want_null;
 	struct wcm_conn_param want;
@@ -301,13 +310,23 @@ struct wcm_active {
 	struct ibv_ah_attr ud_ah_attr;
 };
 
-/* What only a passive connection keeps (the request it was born of).
- * The request's private data ends it, and the allocation is sized to
- * what arrived (56 bytes on IB and RoCE), not to the largest any
+/* What only a passive connection keeps, and only for its handshake (the
+ * request it was born of, the admission queue, the accept's options): an
+ * allocation of its own, freed once on_established has returned
+ * (wcm_conn_trim), so that an established connection is the shared part
+ * alone.  The request's private data ends it, and the allocation is sized
+ * to what arrived (56 bytes on IB and RoCE), not to the largest any
  * transport reports (WCM_PDATA_RX_MAX). */
 struct wcm_passive {
+	struct wharf_conn *conn;	/* whose part this is */
+	struct wharf_numa_arena *arena; /* where it was allocated */
+	struct wcore_list defer_link;	/* waiting for admission (defer.c) */
+	/* The QP's options: the listener's, as wharf_conn_set_qp() changed
+	 * them (an active connection uses its cfg's). */
+	struct wharf_conn_qp_opts qp_opts;
+	const struct wharf_conn_param *acc; /* during wharf_accept */
 	struct wcm_conn_param req;	    /* .private_data: req_pdata */
-	struct wharf_conn_request req_view; /* valid until destroyed */
+	struct wharf_conn_request req_view; /* until the handshake is over */
 	/* wharf_reject()'s private data (allocated only when it has
 	 * some), until the REJ is sent. */
 	uint8_t *rej_pdata;
@@ -343,9 +362,10 @@ struct wharf_conn {
 	/* Timers and retry policy: the active side's own, or the
 	 * listener's (which the connection holds a reference on). */
 	const struct wcm_cfg *cfg;
-	struct wharf_conn_qp_opts qp_opts; /* cfg->qp, as wharf_accept set */
-	struct wcm_active *act;		   /* active side, else NULL */
-	struct wcm_passive *pas;	   /* passive side, else NULL */
+	struct wcm_active *act; /* active side, else NULL */
+	/* Passive side until its handshake is over, else NULL (the side
+	 * is sm.side). */
+	struct wcm_passive *pas;
 	/* Lifetime. */
 	unsigned refs;
 	unsigned gen;	  /* bumped by every committed step */
@@ -354,6 +374,9 @@ struct wharf_conn {
 	unsigned qps_draining; /* released QPs whose on_closed is pending */
 	bool in_event, destroy_id_pending, freeing;
 	bool in_handshake, counted_conn, quiet;
+	/* A timer could not be had: the wait it bounds ends at once, at the
+	 * end of the step (drive.c). */
+	bool timer_lost;
 	/* (The small fields together: no padding between them.)
 	 * Active: holds a connect window slot (else it may wait for one,
 	 * linked on sh->win_queue; window.c).  Passive: holds an admission
@@ -366,15 +389,11 @@ struct wharf_conn {
 	uint8_t port_num;
 	int rej_reason;
 	int last_err;
-	struct wcore_list win_link;
-	struct wcore_list defer_link;
 	/* QP. */
 	struct wharf_qp *qp;
 	struct wcm_held *held, *held_tail;
 	/* Addresses. */
 	union wcm_sockaddr local, peer;
-	/* Accept being sent. */
-	const struct wharf_conn_param *acc; /* during wharf_accept */
 	/* Negotiated (sent) parameters. */
 	struct wcm_conn_param neg;
 	/* When each handshake step last completed (wharf_conn_step_ns). */
@@ -397,8 +416,16 @@ void wcm_count_outcome(struct wharf_conn *c, const struct wcm_step *st);
 int wcm_devs_open(struct wharf_cm *cm, unsigned async_shard);
 void wcm_devs_close(struct wharf_cm *cm);
 struct wcm_dev *wcm_dev_find(struct wharf_cm *cm, struct ibv_context *verbs);
-struct wharf_qp_res *wcm_res_get(struct wcm_shard *sh, struct wcm_dev *dev,
-				 int *err);
+/* The shard's first res on @dev that admits a QP as @q describes
+ * (wharf_qp_res_admit()), created if need be and allowed
+ * (res_per_dev); NULL with *err: -EBUSY when none may, or the error of
+ * creating one. */
+struct wharf_qp_res *wcm_res_admitting(struct wcm_shard *sh,
+				       struct wcm_dev *dev,
+				       const struct wharf_conn_qp_opts *q,
+				       int *err);
+/* Gives back a receive buffer kept from one of the shard's res on @dev. */
+void wcm_res_recv_put(struct wcm_shard *sh, struct wcm_dev *dev, void *buf);
 
 /* Shards (shard.c). */
 int wcm_shards_start(struct wharf_cm *cm);
@@ -425,6 +452,16 @@ struct wharf_conn *wcm_conn_move(struct wharf_conn *c, struct wcm_shard *sh);
 int wcm_conn_publish(struct wharf_conn *c);
 void wcm_conn_put(struct wharf_conn *c);
 void wcm_conn_unref(struct wharf_conn *c); /* drop one frame reference */
+/* With no frame on it and its handshake over (ESTABLISHED or later, not
+ * ended): free what only the handshake needed (the passive part, an idle
+ * timer).  Called by wcm_conn_unref(). */
+void wcm_conn_trim(struct wharf_conn *c);
+/* The QP options a connection takes its QP with. */
+const struct wharf_conn_qp_opts *wcm_conn_qp_opts(const struct wharf_conn *c);
+/* The connection's timer fired (or could not be armed). */
+void wcm_conn_timeout(struct wharf_conn *c);
+/* c->timer, on the owner shard; 0 or -errno. */
+int wcm_conn_timer_create(struct wharf_conn *c);
 void wcm_conn_bind_qp(struct wharf_conn *c);
 void wcm_conn_free_unpublished(struct wharf_conn *c);
 int wcm_conn_setup(struct wharf_conn *c); /* id, timer, publish */

@@ -218,7 +218,8 @@ int wcm_shard_alloc(struct wharf_cm *cm, unsigned i)
 		  (uint64_t)time(NULL);
 	if (!sh->rnd)
 		sh->rnd = 1;
-	sh->res = calloc(cm->ndev ? cm->ndev : 1, sizeof(*sh->res));
+	sh->res = calloc((cm->ndev ? cm->ndev : 1) * cm->res_per_dev,
+			 sizeof(*sh->res));
 	if (!sh->res) {
 		free(sh);
 		return -ENOMEM;
@@ -283,7 +284,7 @@ static void teardown_try(struct wharf_timer *t, void *arg)
 	wcm_inbox_drain(sh); /* late hand-overs are refused: cm closing */
 	if (!wcore_list_empty(&sh->conns))
 		goto again;
-	for (unsigned i = 0; i < sh->cm->ndev; i++) {
+	for (unsigned i = 0; i < sh->cm->ndev * sh->cm->res_per_dev; i++) {
 		if (sh->res[i] && wharf_qp_res_destroy(sh->res[i]) == -EBUSY)
 			goto again;
 		sh->res[i] = NULL;

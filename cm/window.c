@@ -80,7 +80,7 @@ void wcm_window_enter(struct wharf_conn *c)
 		start(c);
 		return;
 	}
-	wcore_list_add_tail(&sh->win_queue, &c->win_link);
+	wcore_list_add_tail(&sh->win_queue, &c->act->win_link);
 	atomic_fetch_add_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
 
@@ -88,13 +88,13 @@ static void unlink_waiter(struct wharf_conn *c)
 {
 	struct wcm_shard *sh = c->sh;
 
-	wcore_list_del(&c->win_link);
+	wcore_list_del(&c->act->win_link);
 	atomic_fetch_sub_explicit(&sh->win_waiting, 1, memory_order_relaxed);
 }
 
 void wcm_window_leave(struct wharf_conn *c)
 {
-	if (wcore_list_linked(&c->win_link))
+	if (c->act && wcore_list_linked(&c->act->win_link))
 		unlink_waiter(c);
 	if (c->win_slot) {
 		c->win_slot = false;
@@ -112,8 +112,10 @@ unsigned wcm_window_admit(struct wcm_shard *sh, unsigned max)
 	unsigned n = 0;
 
 	while (n < max && wcm_window_ready(sh)) {
-		struct wharf_conn *c = wcore_list_first_entry(
-			&sh->win_queue, struct wharf_conn, win_link);
+		struct wharf_conn *c =
+			wcore_list_first_entry(&sh->win_queue,
+					       struct wcm_active, win_link)
+				->conn;
 
 		unlink_waiter(c);
 		start(c);

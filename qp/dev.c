@@ -87,7 +87,9 @@ static void async_msg_fn(struct wharf_shard *shard, void *arg)
 	struct wharf_qp_res *res = m->dev->res[m->shard];
 
 	(void)shard;
-	if (res && res->id == m->res_id) {
+	while (res && res->id != m->res_id)
+		res = res->dev_next;
+	if (res) {
 		if (m->kind == ASYNC_QP) {
 			deliver_qp_event(res, m);
 		} else if (m->event == IBV_EVENT_SRQ_LIMIT_REACHED) {

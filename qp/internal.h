@@ -55,7 +55,9 @@ struct wharf_qp_dev {
 	atomic_uint_fast64_t next_res_id;
 	atomic_bool last_wqe_warned;
 	unsigned nshards;
-	/* [nshards]: slot i is read and written by shard i only. */
+	/* [nshards]: shard i's res on the device, a list through dev_next
+	 * (a shard may have several); slot i is read and written by shard i
+	 * only. */
 	struct wharf_qp_res **res;
 };
 
@@ -124,6 +126,7 @@ struct wqp_cq {
 
 struct wharf_qp_res {
 	struct wharf_qp_dev *dev;
+	struct wharf_qp_res *dev_next; /* the shard's next res on @dev */
 	struct wharf_shard *shard;
 	unsigned shard_idx;
 	uint64_t id;

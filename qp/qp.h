@@ -297,7 +297,9 @@ int wharf_qp_res_opts_fit(const struct wharf_qp_dev *dev,
 /**
  * wharf_qp_res_create - create @shard's resources on @dev.
  * @dev: the device; must outlive the resources.
- * @shard: the owning shard (one res per shard and device).
+ * @shard: the owning shard.  A shard may have several res on one device
+ * (each its own SRQ, CQs and pool: wharf_cm_opts.res_per_device), when
+ * one cannot hold all its QPs.
  * @opts: options or NULL.  Not retained.
  * @out: receives the resources, owned by @shard's thread.
  *
@@ -306,9 +308,8 @@ int wharf_qp_res_opts_fit(const struct wharf_qp_dev *dev,
  * background.
  *
  * Return: 0; -EINVAL for NULL arguments or bad options (size, depths above
- * the device limits, reserve >= srq_depth, low water > pool size); -EEXIST
- * when @shard already has resources on @dev; -EPERM (wrong thread, as for
- * wharf_shard_watch()); -ENOMEM; -errno from verbs.
+ * the device limits, reserve >= srq_depth, low water > pool size); -EPERM
+ * (wrong thread, as for wharf_shard_watch()); -ENOMEM; -errno from verbs.
  * Context: @shard's thread (its callbacks), or in app-driven mode any thread
  * not concurrently polling @shard; blocks in verbs calls.  No RCU rule.
  */

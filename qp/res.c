@@ -118,8 +118,6 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 	wqp_list_init(&res->closing);
 	/* Creating the timer also checks that this is the owning thread. */
 	err = wharf_timer_create(shard, wqp_res_timer_fn, res, &res->timer);
-	if (!err && dev->res[idx])
-		err = -EEXIST;
 	if (err) {
 		if (res->timer)
 			wharf_timer_destroy(res->timer);
@@ -148,6 +146,7 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 		teardown(res);
 		return err;
 	}
+	res->dev_next = dev->res[idx];
 	dev->res[idx] = res;
 	atomic_fetch_add(&dev->nres, 1);
 	res->refilling = !o.no_pool; /* fill to pool_size at once */
@@ -171,7 +170,12 @@ int wharf_qp_res_destroy(struct wharf_qp_res *res)
 		wqp_res_kick(res);
 		return -EBUSY;
 	}
-	res->dev->res[res->shard_idx] = NULL;
+	for (struct wharf_qp_res **pp = &res->dev->res[res->shard_idx]; *pp;
+	     pp = &(*pp)->dev_next)
+		if (*pp == res) {
+			*pp = res->dev_next;
+			break;
+		}
 	atomic_fetch_sub(&res->dev->nres, 1);
 	teardown(res);
 	return 0;

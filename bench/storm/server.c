@@ -333,6 +333,9 @@ static int srv_start(struct srv *s, const struct storm_opts *o, unsigned shards,
 		ro.pool_batch = 32;
 	}
 	mo.res_opts = &ro;
+	/* Past what one SRQ or CQ of the device holds (32,767 on rxe), a
+	 * shard makes another set rather than deferring. */
+	mo.res_per_device = 4;
 	mo.handshake_cap = o->conns + 16;
 	err = wharf_cm_create(s->ctx, &mo, &s->cm);
 	if (err)

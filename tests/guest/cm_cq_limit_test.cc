@@ -4,10 +4,13 @@
  * so one shard serves more connections than one CQ holds, and at the limit
  * a new request waits in the deferral queue (or is refused with the
  * listener's reason) while the established connections keep exchanging
- * messages.  The clients run on a cm of their own with default limits, so
- * only the server meets the ceiling.
+ * messages.  With one resource set per device (res_per_device 1) that
+ * limit is the set's; with two, the shard makes a second set once the
+ * first is full, and the limit is the second's.  The clients run on a cm
+ * of their own with default limits, so only the server meets the ceiling.
  */
 #include <atomic>
+#include <set>
 
 #include "tests/guest/cm_guest_util.h"
 
@@ -26,6 +29,10 @@ constexpr unsigned kFit = kSendCqs * (kCqMax / kSqDepth); // 12
 class CmCqLimit : public CmGuest
 {
       protected:
+	void EditCmOpts(wharf_cm_opts &o) override
+	{
+		o.res_per_device = sets_;
+	}
 	void EditResOpts(wharf_qp_res_opts &o) override
 	{
 		o.srq_depth = 63;
@@ -109,6 +116,17 @@ class CmCqLimit : public CmGuest
 		return st;
 	}
 
+	// The server's res of connection @id (read on its shard).
+	const wharf_qp_res *ResOf(uint64_t id)
+	{
+		const wharf_qp_res *res = nullptr;
+		OnConn(cm_, id, [&res](wharf_conn *c) {
+			ASSERT_NE(nullptr, c);
+			res = wharf_qp_res_of(wharf_conn_qp(c));
+		});
+		return res;
+	}
+
 	// A listener whose connections all go to server shard 1.
 	uint16_t ListenOnShard1(Recorder *srv, enum wharf_overload p,
 				wharf_listener **l)
@@ -139,13 +157,36 @@ class CmCqLimit : public CmGuest
 				Destroy(r.id);
 	}
 
+	// DestroyAll, then every request the server saw ended, the MR gone.
+	void EndAll(const std::vector<uint64_t> &ids, Recorder &srv)
+	{
+		DestroyAll(ids, srv);
+		ASSERT_TRUE(Poll([&] {
+			struct wharf_cm_stats s = CmStats(cm_);
+			return s.requests == Finals(s);
+		}));
+		if (mr_)
+			ibv_dereg_mr(mr_);
+		mr_ = nullptr;
+	}
+
 	static constexpr unsigned kSlots = 64;
+	unsigned sets_ = 1; // res_per_device of the server's cm
 	wharf_ctx *cctx_ = nullptr;
 	wharf_cm *ccm_ = nullptr;
 	ibv_mr *mr_ = nullptr;
 	char msg_[8] = "ping";
 	wharf_wr wrs_[kSlots];
 	unsigned next_ = 0;
+};
+
+class CmResSets : public CmCqLimit
+{
+      protected:
+	CmResSets()
+	{
+		sets_ = 2;
+	}
 };
 
 uint64_t ServerId(Recorder &srv, uint64_t nth)
@@ -205,14 +246,7 @@ TEST_F(CmCqLimit, OneShardServesMoreThanOneCqHoldsAndDefersAtItsLastCq)
 	Ping(ids[kFit + 1]);
 	ASSERT_TRUE(srv.WaitCount(Ev::Recv, kFit + 2)) << srv.Dump();
 
-	DestroyAll(ids, srv);
-	ASSERT_TRUE(Poll([&] {
-		struct wharf_cm_stats s = CmStats(cm_);
-		return s.requests == Finals(s);
-	}));
-	if (mr_)
-		ibv_dereg_mr(mr_);
-	mr_ = nullptr;
+	EndAll(ids, srv);
 }
 
 TEST_F(CmCqLimit, RejectBusyRefusesAtTheLastCqWithTheBusyReason)
@@ -267,4 +301,42 @@ TEST_F(CmCqLimit, OptionsNoCqCanHoldAreRefusedAtCmCreate)
 		EXPECT_EQ(0, wharf_cm_destroy(cm));
 	}
 	EXPECT_EQ(0, wharf_ctx_destroy(ctx));
+}
+
+TEST_F(CmResSets, AShardMakesASecondSetWhenItsFirstIsFullAndDefersPastIt)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	wharf_listener *l = nullptr;
+	uint16_t port = ListenOnShard1(&srv, WHARF_OVERLOAD_DEFER, &l);
+	std::vector<uint64_t> ids;
+	for (unsigned i = 0; i < 2 * kFit; i++)
+		ids.push_back(ClientConnect(&cli, port));
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 2 * kFit)) << cli.Dump();
+	EXPECT_EQ(0u, ListenerStats(l).deferred_total);
+	// Two sets on the one shard, each as full as one set can be.
+	std::set<const wharf_qp_res *> sets;
+	for (unsigned i = 0; i < 2 * kFit; i++)
+		sets.insert(ResOf(ServerId(srv, i)));
+	ASSERT_EQ(2u, sets.size());
+	for (unsigned i : {0u, 2 * kFit - 1}) {
+		struct wharf_qp_res_stats rs = ServerRes(ServerId(srv, i));
+		EXPECT_EQ(kFit, rs.qps_active);
+		EXPECT_EQ(kSendCqs, rs.send_cqs);
+	}
+
+	// Past the last set: the listener's policy, nobody refused.
+	ids.push_back(ClientConnect(&cli, port));
+	ASSERT_TRUE(Poll([&] { return ListenerStats(l).deferred == 1; }))
+		<< "deferred " << ListenerStats(l).deferred;
+	EXPECT_EQ(2 * kFit, srv.Count(Ev::Request));
+
+	// Every connection of both sets receives on its set's SRQ.
+	for (unsigned i = 0; i < 2 * kFit; i++)
+		Ping(ids[i]);
+	ASSERT_TRUE(srv.WaitCount(Ev::Recv, 2 * kFit)) << srv.Dump();
+
+	// One leaves: the waiting one comes in where room came back.
+	Destroy(ServerId(srv, 0));
+	ASSERT_TRUE(cli.WaitCount(Ev::Established, 2 * kFit + 1)) << cli.Dump();
+	EndAll(ids, srv);
 }

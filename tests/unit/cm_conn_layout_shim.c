@@ -9,6 +9,7 @@
 
 void cm_layout_run(size_t len, struct cm_layout_result *out)
 {
+	static const struct wcm_cfg cfg = {.disconnect_ms = 1000};
 	struct wharf_ctx_opts co;
 	struct wharf_ctx *ctx = NULL;
 	struct wharf_cm cm;
@@ -19,6 +20,7 @@ void cm_layout_run(size_t len, struct cm_layout_result *out)
 	memset(&cm, 0, sizeof(cm));
 	wharf_ctx_opts_init(&co);
 	co.nshards = 2;
+	co.app_driven = true; /* this thread may act as the shards' owner */
 	err = wharf_ctx_create(&co, &ctx);
 	if (err)
 		goto out;
@@ -55,6 +57,34 @@ void cm_layout_run(size_t len, struct cm_layout_result *out)
 	out->pdata_points_home =
 		len ? o->pas->req.private_data == o->pas->req_pdata
 		    : o->pas->req.private_data == NULL;
+	out->part_follows = o->pas->conn == o;
+	/* The handshake's state goes when it is over, on the owner shard
+	 * (here: this thread: the shards are application-driven). */
+	o->cfg = &cfg;
+	err = wcm_conn_timer_create(o);
+	if (err) {
+		wcm_conn_free_unpublished(o);
+		goto out;
+	}
+	o->sm.state = WCM_ST_ACCEPTING;
+	wcm_conn_trim(o);
+	out->kept_in_handshake = o->pas != NULL &&
+				 wharf_conn_get_request(o) != NULL &&
+				 o->timer != NULL;
+	o->sm.state = WCM_ST_ESTABLISHED;
+	wcm_conn_trim(o);
+	out->freed_when_over = o->pas == NULL &&
+			       wharf_conn_get_request(o) == NULL &&
+			       wcm_conn_qp_opts(o) == &o->cfg->qp;
+	out->timer_freed = o->timer == NULL;
+	/* A disconnect's bound: the timer comes back. */
+	o->sm.state = WCM_ST_DISCONNECTING;
+	wcm_arm_timer(o, WCM_TIMER_DISCONNECT);
+	out->timer_recreated = o->timer != NULL &&
+			       wharf_timer_armed(o->timer) && !o->timer_lost;
+	if (o->timer)
+		wharf_timer_destroy(o->timer);
+	o->timer = NULL;
 	wcm_conn_free_unpublished(o);
 
 	out->oversize_refused =

@@ -1,6 +1,8 @@
 // A connection's memory: a passive connection's request private data is
-// sized to what arrived and moves with the connection to its owner
-// shard's arena; an active connection's callbacks are its own copy.
+// sized to what arrived and follows the connection to its owner shard;
+// the handshake's state (the request, an idle timer) is freed once the
+// handshake is over, and a later wait gets its timer back; an active
+// connection's callbacks are its own copy.
 #include <gtest/gtest.h>
 
 #include "tests/unit/cm_conn_layout_shim.h"
@@ -18,7 +20,19 @@ TEST(CmConnLayout, RequestDataMovesWithTheConnection)
 		EXPECT_TRUE(r.pdata_intact) << len;
 		// Not into the shard-0 copy the move freed.
 		EXPECT_TRUE(r.pdata_points_home) << len;
+		EXPECT_TRUE(r.part_follows) << len;
 	}
+}
+
+TEST(CmConnLayout, TheHandshakesStateGoesWhenItIsOver)
+{
+	cm_layout_result r;
+	cm_layout_run(56, &r);
+	ASSERT_EQ(0, r.err);
+	EXPECT_TRUE(r.kept_in_handshake);
+	EXPECT_TRUE(r.freed_when_over);
+	EXPECT_TRUE(r.timer_freed);
+	EXPECT_TRUE(r.timer_recreated);
 }
 
 TEST(CmConnLayout, MoreThanAnyTransportReportsIsRefused)
