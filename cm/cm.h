@@ -505,7 +505,10 @@ struct wharf_listen_opts {
 	/** Time for the application's decision, ms; 0 = 10000. */
 	uint32_t decision_timeout_ms;
 	/** Time from the REP to ESTABLISHED (the peer's RTU), ms;
-	 * 0 = 10000. */
+	 * 0 = 20000, room for the CM to resend its REP four times (every
+	 * ~4 s) when RTUs are lost: a peer whose RTU never arrived is
+	 * established on its side and waits for data, so ending the
+	 * handshake here first leaves it half open. */
 	uint32_t accept_timeout_ms;
 	/** Time from the DREQ to DISCONNECTED (lost DREQ/DREP: forced
 	 * teardown), ms; 0 = 20000, room for the CM to resend a lost DREQ

@@ -68,7 +68,7 @@
 #define WCM_DEF_ROUTE_MS       2000u
 #define WCM_DEF_CONNECT_MS     30000u
 #define WCM_DEF_DECISION_MS    10000u
-#define WCM_DEF_ACCEPT_MS      10000u
+#define WCM_DEF_ACCEPT_MS      20000u
 #define WCM_DEF_DISCONNECT_MS  20000u
 #define WCM_DEF_TIMEWAIT_MS    10000u
 #define WCM_DEF_DEFER_MS       20000u

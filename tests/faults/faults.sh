@@ -456,7 +456,7 @@ server_case() {
 	local log=$res/$name.server.log
 	local t0 rc i fp=""
 	# wharf-echo's server waits for all N; where some attempts may never
-	# reach it, its deadline ends the case (its accept timer, 10 s, ends
+	# reach it, its deadline ends the case (its accept timer, 20 s, ends
 	# the half-open handshakes well before).
 	local limit=150
 	[ "$expect" = all ] || limit=55
