@@ -136,6 +136,8 @@ static int shard_create(struct wharf_ctx *ctx, unsigned index, int cpu)
 	wcore_ring_init(&shard->ring, slots, ctx->opts.queue_depth);
 	atomic_init(&shard->adopt, NULL);
 	shard->ctx = ctx;
+	shard->never_sleeps =
+		!ctx->opts.app_driven && ctx->opts.poll_mode == WHARF_POLL_BUSY;
 	shard->index = index;
 	shard->cpu = cpu;
 	shard->node = node;

@@ -58,6 +58,18 @@ static void shard_wake(struct wharf_shard *shard)
 	}
 }
 
+/* Makes @lane's written entries visible to its receiver, and wakes the
+ * receiver if it may be asleep. */
+static void lane_publish(struct wcore_lane *lane)
+{
+	struct wharf_shard *to = lane->to;
+
+	if (to->never_sleeps)
+		wcore_spsc_publish_nowake(&lane->ring);
+	else if (wcore_spsc_publish(&lane->ring))
+		shard_wake(to);
+}
+
 static void count_full(struct wharf_shard *shard)
 {
 	atomic_fetch_add_explicit(&shard->send_full, 1, memory_order_relaxed);
@@ -118,8 +130,7 @@ int wcore_outbox_put(struct wcore_outbox *ob, struct wharf_shard *to,
 		 * Unpublished messages hold slots too: make them visible
 		 * before the sender retries, or it would wait for itself.
 		 */
-		if (wcore_spsc_publish(&lane->ring))
-			shard_wake(to);
+		lane_publish(lane);
 		count_full(to);
 		return err;
 	}
@@ -136,8 +147,7 @@ void wcore_outbox_flush(struct wcore_outbox *ob)
 		struct wcore_lane *lane = ob->dirty[i];
 
 		lane->listed = false;
-		if (wcore_spsc_publish(&lane->ring))
-			shard_wake(lane->to);
+		lane_publish(lane);
 	}
 	ob->ndirty = 0;
 }

@@ -96,6 +96,9 @@ struct wharf_shard {
 	/* Senders. */
 	struct wcore_ring ring;		  /* from threads without a lane */
 	alignas(64) _Atomic int sleeping; /* owner may block: wake it */
+	/* A threaded busy-polling shard: it never blocks, so its lanes are
+	 * published without the wake-up protocol (set at creation). */
+	bool never_sleeps;
 	/* Lanes opened to this shard, not yet adopted (a Treiber stack). */
 	_Atomic(struct wcore_lane *) adopt;
 	_Atomic uint64_t send_full;

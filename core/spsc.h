@@ -26,6 +26,8 @@
  * Publishing stores and the consumer's pending check are seq_cst: users
  * build a sleep/wake-up protocol on them (publish, then load the
  * consumer's "sleeping" word; store "sleeping", then check pending).
+ * Toward a consumer that never sleeps, wcore_spsc_publish_nowake() is a
+ * plain release store.
  */
 #ifndef WHARF_CORE_SPSC_H
 #define WHARF_CORE_SPSC_H
@@ -89,14 +91,31 @@ static inline bool wcore_spsc_dirty(const struct wcore_spsc *r)
 	return r->ptail != r->pub;
 }
 
-/* Producer: publishes every written entry; whether there was any. */
-static inline bool wcore_spsc_publish(struct wcore_spsc *r)
+static inline bool wcore_spsc_publish_as(struct wcore_spsc *r,
+					 memory_order order)
 {
 	if (!wcore_spsc_dirty(r))
 		return false;
-	atomic_store_explicit(&r->tail, r->ptail, memory_order_seq_cst);
+	atomic_store_explicit(&r->tail, r->ptail, order);
 	r->pub = r->ptail;
 	return true;
+}
+
+/* Producer: publishes every written entry; whether there was any. */
+static inline bool wcore_spsc_publish(struct wcore_spsc *r)
+{
+	return wcore_spsc_publish_as(r, memory_order_seq_cst);
+}
+
+/*
+ * Producer: publishes with a release store only, for a consumer that
+ * never sleeps: with no wake-up to decide there is no store-load order to
+ * keep, and the seq_cst store (an xchg on x86) stalls the producer on the
+ * line the busy consumer keeps reading.
+ */
+static inline bool wcore_spsc_publish_nowake(struct wcore_spsc *r)
+{
+	return wcore_spsc_publish_as(r, memory_order_release);
 }
 
 /* Producer: publishes, then marks the ring closed (no more entries). */
