@@ -280,24 +280,18 @@ static void submitter_wake(struct job *j)
 		perror("wharf-nvmf-perf: eventfd"); /* its 100 ms poll saves it */
 }
 
-static int wake_poll(struct wharf_shard *shard, void *arg)
+/* The job's poller, every loop pass and before the shard blocks alike. */
+static int wake_hook(struct wharf_shard *shard, void *arg)
 {
 	(void)shard;
 	submitter_wake(arg);
-	return 0; /* no work of its own */
-}
-
-static int wake_arm(struct wharf_shard *shard, void *arg)
-{
-	(void)shard;
-	submitter_wake(arg);
-	return 0;
+	return 0; /* no work of its own; never keeps the shard awake */
 }
 
 static void hook(struct wharf_shard *shard, void *arg)
 {
 	struct job *j = arg;
-	int rc = wharf_shard_poller_add(shard, wake_poll, wake_arm, j,
+	int rc = wharf_shard_poller_add(shard, wake_hook, wake_hook, j,
 					&j->poller);
 
 	atomic_store(&j->hooked, rc ? rc : 1);
@@ -314,8 +308,9 @@ static void unhook(struct wharf_shard *shard, void *arg)
 	atomic_store(&j->hooked, 0);
 }
 
-/* From the main thread: run @fn on @j's shard and wait until it moved
- * `hooked` away from @from; its final value. */
+/* From the main thread (never a shard: it sleeps while it waits): run
+ * @fn on @j's shard and wait until it moved `hooked` away from @from;
+ * its final value. */
 static int job_hook_call(struct job *j, wharf_msg_fn fn, int from)
 {
 	while (wharf_shard_send(wharf_nvmf_host_queue_shard(j->q), fn, j) ==
