@@ -62,7 +62,7 @@ _Static_assert(offsetof(struct wharf_cm_shard_load, node) == 8,
 _Static_assert(offsetof(struct wharf_cm_shard_load, local) == 12,
 	       "struct wharf_cm_shard_load: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_cm_stats) == 248,
+_Static_assert(sizeof(struct wharf_cm_stats) == 256,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_stats, size) == 0,
 	       "struct wharf_cm_stats: ./wharf abi --update");
@@ -125,6 +125,8 @@ _Static_assert(offsetof(struct wharf_cm_stats, connect_window) == 224,
 _Static_assert(offsetof(struct wharf_cm_stats, window_grows) == 232,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_stats, window_shrinks) == 240,
+	       "struct wharf_cm_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_cm_stats, disconnects_waiting) == 248,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_conn_info) == 64,

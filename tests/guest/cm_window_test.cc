@@ -2,8 +2,11 @@
 // active handshakes; later wharf_connect() calls wait (no id, no REQ on
 // the wire), start in call order as earlier ones end, and a waiter
 // destroyed while waiting ends as aborted without ever reaching the peer.
-// Teardown with waiters left does not hang.
+// Teardown with waiters left does not hang.  wharf_disconnect() takes a
+// slot of the same window: DREQs beyond it wait, still established, and
+// go as DREPs come back; a waiter's peer DREQ or destroy ends its wait.
 #include <atomic>
+#include <future>
 
 #include "tests/guest/cm_guest_util.h"
 
@@ -156,6 +159,174 @@ TEST_F(CmWindow, TeardownWithWaitersLeftEnds)
 	ASSERT_TRUE(srv.WaitCount(Ev::Request, kWindow)) << srv.Dump();
 	ASSERT_TRUE(Poll([&] { return CmStats(cm_).connects_waiting == 3; }));
 	// TearDown destroys the cm with 2 handshakes held and 3 waiting.
+}
+
+// Blocks shard @index of @ctx until the returned promise is set (or
+// destroyed): a passive side that reads no event, so sends no DREP.
+static std::shared_ptr<std::promise<void>> BlockShard(wharf_ctx *ctx,
+						      unsigned index)
+{
+	struct Block {
+		std::shared_future<void> release;
+		std::promise<void> started;
+	};
+	auto release = std::make_shared<std::promise<void>>();
+	Block *b = new Block{release->get_future().share(), {}};
+	auto started = b->started.get_future();
+	EXPECT_EQ(0, wharf_shard_send(
+			     wharf_ctx_shard(ctx, index),
+			     [](wharf_shard *, void *arg) {
+				     Block *k = static_cast<Block *>(arg);
+				     k->started.set_value();
+				     k->release.wait();
+				     delete k;
+			     },
+			     b));
+	started.wait();
+	return release;
+}
+
+class CmDisconnectWindow : public CmWindow
+{
+      protected:
+	// Established connections from shard 0: the first @on_one of them
+	// accepted on shard 1, the rest on shard 0.  @srv_ids gets the
+	// passive ids in the order of @ids.
+	std::vector<uint64_t> Establish(Recorder &srv, Recorder &cli,
+					unsigned n, unsigned on_one,
+					std::vector<uint64_t> *srv_ids)
+	{
+		std::atomic<unsigned> &picked =
+			*Keep(new std::atomic<unsigned>(on_one));
+		uint16_t port = Listen(&srv, [&picked](wharf_listen_opts &o) {
+			o.pick_arg = &picked;
+			o.pick_shard = [](const wharf_conn_request *,
+					  const wharf_cm_shard_load *, unsigned,
+					  void *arg) {
+				auto *left =
+					static_cast<std::atomic<unsigned> *>(
+						arg);
+				unsigned v = left->load();
+				while (v &&
+				       !left->compare_exchange_weak(v, v - 1))
+					;
+				return v ? 1 : 0;
+			};
+		});
+		srv.on_request = [](wharf_conn *c, const wharf_conn_request *) {
+			EXPECT_EQ(0, wharf_accept(c, nullptr));
+		};
+		std::vector<uint64_t> ids;
+		for (unsigned i = 0; i < n; i++) {
+			// One at a time: the pick follows the call order.
+			ids.push_back(Connect(&cli, port));
+			EXPECT_TRUE(cli.WaitCount(Ev::Established, 1, ids[i]))
+				<< cli.Dump();
+			EXPECT_TRUE(srv.WaitCount(Ev::Established, i + 1))
+				<< srv.Dump();
+		}
+		std::vector<Rec> est;
+		for (const Rec &r : srv.All())
+			if (r.ev == Ev::Established)
+				est.push_back(r);
+		for (const Rec &r : est)
+			srv_ids->push_back(r.id);
+		return ids;
+	}
+
+	// wharf_disconnect() of every @ids in one turn of shard 0.
+	std::vector<int> DisconnectAll(const std::vector<uint64_t> &ids)
+	{
+		std::vector<int> rcs;
+		RunOn(ctx_, 0, [&] {
+			wharf_rcu_read_lock();
+			for (uint64_t id : ids) {
+				wharf_conn *c = wharf_conn_lookup(cm_, id);
+				rcs.push_back(c ? wharf_disconnect(c)
+						: -ENOENT);
+			}
+			wharf_rcu_read_unlock();
+		});
+		return rcs;
+	}
+};
+
+TEST_F(CmDisconnectWindow, DreqsBeyondTheWindowWaitEstablishedAndGoInOrder)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	std::vector<uint64_t> sids;
+	std::vector<uint64_t> ids = Establish(srv, cli, 5, 5, &sids);
+	ASSERT_EQ(5u, sids.size());
+	auto release = BlockShard(ctx_, 1); // the peers answer no DREQ
+	std::vector<int> rcs = DisconnectAll(ids);
+	for (int rc : rcs)
+		EXPECT_EQ(0, rc);
+	struct wharf_cm_stats s = CmStats(cm_);
+	EXPECT_EQ(3u, s.disconnects_waiting);
+	EXPECT_EQ(0u, s.connects_waiting);
+	// Twice: the waiting one says so, as a sent one does.
+	EXPECT_EQ(std::vector<int>({-EALREADY, -EALREADY}),
+		  DisconnectAll({ids[0], ids[4]}));
+	// A waiter destroyed: out of the queue, told once, never waits.
+	Destroy(ids[3]);
+	EXPECT_EQ(2u, CmStats(cm_).disconnects_waiting);
+	EXPECT_EQ(1u, cli.Count(Ev::Disconnected, ids[3]));
+	EXPECT_EQ(0u, cli.Count(Ev::Disconnected, ids[0]));
+	release->set_value();
+	for (uint64_t id : ids)
+		ASSERT_TRUE(cli.WaitCount(Ev::Disconnected, 1, id))
+			<< cli.Dump();
+	ASSERT_TRUE(srv.WaitCount(Ev::Disconnected, 5)) << srv.Dump();
+	s = CmStats(cm_);
+	EXPECT_EQ(0u, s.disconnects_waiting);
+	EXPECT_EQ(0u, s.forced_teardowns);
+	for (uint64_t id : ids)
+		EXPECT_EQ(1u, cli.Count(Ev::Disconnected, id)) << id;
+	// The waiters went as slots came back, in call order.
+	Rec r1 = cli.First(Ev::Disconnected, ids[1]);
+	Rec r2 = cli.First(Ev::Disconnected, ids[2]);
+	Rec r4 = cli.First(Ev::Disconnected, ids[4]);
+	EXPECT_LE(r2.t, r4.t);
+	EXPECT_LE(r1.t, r4.t);
+	for (uint64_t id : ids)
+		Destroy(id);
+	for (uint64_t id : sids)
+		Destroy(id);
+	s = CmStats(cm_);
+	EXPECT_EQ(s.requests + s.connects, Finals(s));
+}
+
+TEST_F(CmDisconnectWindow, PeerDreqEndsTheWait)
+{
+	Recorder &srv = *NewRec(), &cli = *NewRec();
+	std::vector<uint64_t> sids;
+	// a, b accepted on shard 1 (blocked below), c's peer on shard 0.
+	std::vector<uint64_t> ids = Establish(srv, cli, 3, 2, &sids);
+	ASSERT_EQ(3u, sids.size());
+	auto release = BlockShard(ctx_, 1);
+	EXPECT_EQ(std::vector<int>({0, 0, 0}), DisconnectAll(ids));
+	EXPECT_EQ(1u, CmStats(cm_).disconnects_waiting);
+	// c's peer disconnects first: c answers it, out of the queue.
+	OnConn(cm_, sids[2], [](wharf_conn *c) {
+		ASSERT_NE(nullptr, c);
+		EXPECT_EQ(0, wharf_disconnect(c));
+	});
+	ASSERT_TRUE(cli.WaitCount(Ev::Disconnected, 1, ids[2])) << cli.Dump();
+	ASSERT_TRUE(
+		Poll([&] { return CmStats(cm_).disconnects_waiting == 0; }));
+	EXPECT_EQ(0u, cli.Count(Ev::Disconnected, ids[0]));
+	release->set_value();
+	for (uint64_t id : ids)
+		ASSERT_TRUE(cli.WaitCount(Ev::Disconnected, 1, id))
+			<< cli.Dump();
+	ASSERT_TRUE(srv.WaitCount(Ev::Disconnected, 3)) << srv.Dump();
+	for (uint64_t id : ids)
+		EXPECT_EQ(1u, cli.Count(Ev::Disconnected, id)) << id;
+	EXPECT_EQ(0u, CmStats(cm_).forced_teardowns);
+	for (uint64_t id : ids)
+		Destroy(id);
+	for (uint64_t id : sids)
+		Destroy(id);
 }
 
 // The adaptive window (connect_window 0), bounded at 64 here.
