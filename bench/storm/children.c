@@ -122,10 +122,10 @@ static void child_line(struct child *c, char *line, struct storm_conn *conns)
 	} else if (!strncmp(line, "stats ", 6)) {
 		sscanf(line + 6,
 		       "%" SCNu64 " %lf %lf %" SCNu64 " %" SCNu64 " %" SCNu64
-		       " %lf",
+		       " %lf %" SCNu64 " %" SCNu64,
 		       &c->busy_retried, &c->cpu_s, &c->heap, &c->window,
-		       &c->window_grows, &c->window_shrinks,
-		       &c->teardown_cpu_s);
+		       &c->window_grows, &c->window_shrinks, &c->teardown_cpu_s,
+		       &c->disconnected, &c->forced);
 	} else if (!strcmp(line, "end")) {
 		c->ended = true;
 	}

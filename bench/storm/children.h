@@ -26,6 +26,9 @@ struct child {
 	/* Its connect window at the end (0: none), and how often the
 	 * adaptive one moved. */
 	uint64_t window, window_grows, window_shrinks;
+	/* Its disconnects that ended, and of them those that ended on
+	 * wharf's disconnect timer (no DREP came). */
+	uint64_t disconnected, forced;
 };
 
 struct storm_tick_arg {

@@ -18,7 +18,9 @@
  *   -> "handshakes N"            every handshake ended
  *   <- 'd'                       disconnect every established connection
  *   -> "c G OUT REASON FLAGS T0 .. T11"   one line per connection
- *   -> "stats BUSY_RETRIED CPU_S HEAP_BYTES WINDOW GROWS SHRINKS TEARDOWN_CPU_S"
+ *   -> "stats BUSY_RETRIED CPU_S HEAP_BYTES WINDOW GROWS SHRINKS TEARDOWN_CPU_S
+ *            DISCONNECTED FORCED"    (FORCED: disconnects that ended on
+ *                                     wharf's timer, no DREP seen)
  *   -> "end"
  *
  * Every wait is bounded; a connection that never ends its handshake is
@@ -432,11 +434,11 @@ int storm_client_main(int argc, char **argv)
 	wharf_cm_stats(cm, &st);
 	report(cs, count);
 	printf("stats %" PRIu64 " %.6f %.0f %" PRIu64 " %" PRIu64 " %" PRIu64
-	       " %.6f\n",
+	       " %.6f %" PRIu64 " %" PRIu64 "\n",
 	       st.busy_retried, storm_cpu_s() - cpu0,
 	       heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0,
 	       st.connect_window, st.window_grows, st.window_shrinks,
-	       storm_cpu_s() - cpu_d);
+	       storm_cpu_s() - cpu_d, st.disconnected, st.forced_teardowns);
 	printf("end\n");
 	fflush(stdout);
 	/* Memory on the cm's PD goes before the cm (every connection is

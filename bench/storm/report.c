@@ -152,6 +152,25 @@ static void print_side(FILE *f, const char *name, const struct storm_side *s,
 	fputc('\n', f);
 }
 
+/* The server node's CM messages: resends and duplicates are the cost of
+ * an overrun peer. */
+static void print_mads(FILE *f, const struct storm_cm_mads *m)
+{
+	static const char *const rows[STORM_MAD_DIRS] = {
+		"sent", "of them resent", "received", "of them duplicates"};
+
+	fprintf(f, "server node's CM messages:");
+	for (unsigned t = 0; t < STORM_MAD_TYPES; t++)
+		fprintf(f, " %8s", storm_mad_type_name(t));
+	fputc('\n', f);
+	for (unsigned d = 0; d < STORM_MAD_DIRS; d++) {
+		fprintf(f, "  %-24s", rows[d]);
+		for (unsigned t = 0; t < STORM_MAD_TYPES; t++)
+			fprintf(f, " %8" PRIu64, m->n[d][t]);
+		fputc('\n', f);
+	}
+}
+
 static void print_stopped(FILE *f, const struct storm_outcomes *o)
 {
 	bool any = false;
@@ -246,6 +265,14 @@ void storm_print(FILE *f, const struct storm_result *r)
 				r->srv_rejected_app, r->srv_rejected_busy,
 				r->srv_timed_out, r->srv_failed, r->srv_aborted,
 				r->srv_disconnected, r->srv_forced);
+		if (r->mads.ok)
+			print_mads(f, &r->mads);
+		if (r->has_window) /* the clients are wharf's */
+			fprintf(f,
+				"clients: disconnected %" PRIu64
+				", forced teardowns %" PRIu64
+				" (no DREP within wharf's disconnect timer)\n",
+				r->cli_disconnected, r->cli_forced);
 		if (r->has_window)
 			fprintf(f,
 				"client connect windows: %" PRIu64 "-%" PRIu64
@@ -414,6 +441,10 @@ static void json_result(struct cli_json *j, const struct storm_result *r)
 		cli_json_u64(j, "grows", r->window_grows);
 		cli_json_u64(j, "shrinks", r->window_shrinks);
 		cli_json_end(j);
+		cli_json_obj(j, "client_counters");
+		cli_json_u64(j, "disconnected", r->cli_disconnected);
+		cli_json_u64(j, "forced_teardowns", r->cli_forced);
+		cli_json_end(j);
 	}
 	if (r->has_server_counts) {
 		cli_json_obj(j, "server_counters");
@@ -426,6 +457,20 @@ static void json_result(struct cli_json *j, const struct storm_result *r)
 		cli_json_u64(j, "aborted", r->srv_aborted);
 		cli_json_u64(j, "disconnected", r->srv_disconnected);
 		cli_json_u64(j, "forced_teardowns", r->srv_forced);
+		cli_json_end(j);
+	}
+	if (r->mads.ok) {
+		static const char *const keys[STORM_MAD_DIRS] = {
+			"sent", "resent", "received", "duplicates"};
+
+		cli_json_obj(j, "server_cm_messages");
+		for (unsigned d = 0; d < STORM_MAD_DIRS; d++) {
+			cli_json_obj(j, keys[d]);
+			for (unsigned t = 0; t < STORM_MAD_TYPES; t++)
+				cli_json_u64(j, storm_mad_type_name(t),
+					     r->mads.n[d][t]);
+			cli_json_end(j);
+		}
 		cli_json_end(j);
 	}
 	if (r->has_reclaim) {

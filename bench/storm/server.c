@@ -468,6 +468,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	unsigned nkill = storm_kill_count(o->clients, o->kill), first = 0;
 	double cpu0, cpu_d, heap0, heap1;
 	static struct storm_heap_classes hc0, hc1;
+	struct storm_cm_mads mads0 = {0}, mads1;
 	uint64_t deadline;
 	uint16_t port = 0;
 	int err;
@@ -523,6 +524,7 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		goto out_children;
 	}
 	base = cm_stats(&s);
+	(void)storm_cm_mads_read(STORM_SYSFS_IB, &mads0);
 	res_sum(&s, &q0);
 	cpu0 = storm_cpu_s();
 	storm_heap_classes(&hc0);
@@ -551,6 +553,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 			 o->timeout_s);
 	storm_children_reap(cs, o->clients);
 	reclaim_check(&s, &base, r);
+	if (!storm_cm_mads_read(STORM_SYSFS_IB, &mads1))
+		storm_cm_mads_delta(&r->mads, &mads0, &mads1);
 	r->server.cpu_s = storm_cpu_s() - cpu0;
 	/* Disconnects and reclaim: until the server is back to zero. */
 	r->server.teardown_cpu_s = storm_cpu_s() - cpu_d;
@@ -593,6 +597,8 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 			r->window_hi = c->window;
 		r->window_grows += c->window_grows;
 		r->window_shrinks += c->window_shrinks;
+		r->cli_disconnected += c->disconnected;
+		r->cli_forced += c->forced;
 		r->has_window = true;
 	}
 	r->has_outcomes = true;

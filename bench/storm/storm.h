@@ -272,6 +272,41 @@ struct storm_side {
 	uint64_t pool_misses;  /* QP takes that created one inline */
 };
 
+/* The kernel IB CM's MAD counters of a node (cm_mads.c). */
+enum {
+	STORM_MAD_TX,
+	STORM_MAD_TX_RETRIES,
+	STORM_MAD_RX,
+	STORM_MAD_RX_DUP,
+	STORM_MAD_DIRS
+};
+enum {
+	STORM_MAD_REQ,
+	STORM_MAD_REP,
+	STORM_MAD_RTU,
+	STORM_MAD_REJ,
+	STORM_MAD_DREQ,
+	STORM_MAD_DREP,
+	STORM_MAD_TYPES
+};
+struct storm_cm_mads {
+	bool ok; /* read (the node has ib_cm counters) */
+	/* [direction][type]: sent (resends included), of them resent,
+	 * received (duplicates included), of them duplicates. */
+	uint64_t n[STORM_MAD_DIRS][STORM_MAD_TYPES];
+};
+
+#define STORM_SYSFS_IB "/sys/class/infiniband"
+
+/* Reads and sums every device's and port's counters under @root
+ * (/sys/class/infiniband); 0, -ENOENT when none has any, or -errno. */
+int storm_cm_mads_read(const char *root, struct storm_cm_mads *m);
+/* @after - @before, per counter (0 where a counter went back). */
+void storm_cm_mads_delta(struct storm_cm_mads *out,
+			 const struct storm_cm_mads *before,
+			 const struct storm_cm_mads *after);
+const char *storm_mad_type_name(unsigned t);
+
 struct storm_result {
 	char name[48];
 	bool ran;
@@ -304,6 +339,10 @@ struct storm_result {
 	uint64_t srv_requests, srv_accepted, srv_rejected_app,
 		srv_rejected_busy, srv_timed_out, srv_failed, srv_aborted,
 		srv_disconnected, srv_forced;
+	/* The same two of the clients' cms, summed. */
+	uint64_t cli_disconnected, cli_forced;
+	/* The server node's CM messages over the variant (mads.ok: read). */
+	struct storm_cm_mads mads;
 };
 
 /* Fills the step rows, wall time, rate, time-to-established and CDF of a

@@ -676,3 +676,44 @@ TEST(StormPorts, ARunNeedingMorePortsThanTheRangeIsRefusedUpFront)
 	unlink(path);
 	EXPECT_EQ(-ENOENT, storm_port_range_read(path, &lo, &hi));
 }
+
+// The CM's MAD counters as sysfs lays them out: summed over devices and
+// ports, a device without ib_cm counters skipped, none at all -ENOENT.
+TEST(StormCmMads, SumsEveryPortAndTellsNoneFromZero)
+{
+	char root[] = "/tmp/storm_mads_XXXXXX";
+	ASSERT_NE(nullptr, mkdtemp(root));
+	std::string r(root);
+	struct storm_cm_mads m;
+	EXPECT_EQ(-ENOENT, storm_cm_mads_read(root, &m));
+	EXPECT_FALSE(m.ok);
+	auto put = [&](const std::string &port, const char *dir,
+		       const char *type, unsigned long v) {
+		std::string d = r + "/" + port;
+		ASSERT_EQ(0, system(("mkdir -p " + d + "/" + dir).c_str()));
+		std::ofstream(d + "/" + dir + "/" + type) << v << "\n";
+	};
+	ASSERT_EQ(0, system(("mkdir -p " + r + "/mlx0/ports/1").c_str()));
+	EXPECT_EQ(-ENOENT, storm_cm_mads_read(root, &m)); // no cm_* yet
+	put("rxe0/ports/1", "cm_rx_msgs", "dreq", 60001);
+	put("rxe0/ports/1", "cm_rx_duplicates", "dreq", 1);
+	put("rxe1/ports/1", "cm_rx_msgs", "dreq", 9);
+	put("rxe1/ports/2", "cm_tx_msgs", "drep", 7);
+	put("rxe1/ports/2", "cm_tx_retries", "rep", 3);
+	ASSERT_EQ(0, storm_cm_mads_read(root, &m));
+	EXPECT_TRUE(m.ok);
+	EXPECT_EQ(60010u, m.n[STORM_MAD_RX][STORM_MAD_DREQ]);
+	EXPECT_EQ(1u, m.n[STORM_MAD_RX_DUP][STORM_MAD_DREQ]);
+	EXPECT_EQ(7u, m.n[STORM_MAD_TX][STORM_MAD_DREP]);
+	EXPECT_EQ(3u, m.n[STORM_MAD_TX_RETRIES][STORM_MAD_REP]);
+	EXPECT_EQ(0u, m.n[STORM_MAD_TX][STORM_MAD_REQ]);
+	struct storm_cm_mads later = m, d;
+	later.n[STORM_MAD_RX][STORM_MAD_DREQ] += 5;
+	later.n[STORM_MAD_TX][STORM_MAD_DREP] = 0; // went back: 0, not huge
+	storm_cm_mads_delta(&d, &m, &later);
+	EXPECT_TRUE(d.ok);
+	EXPECT_EQ(5u, d.n[STORM_MAD_RX][STORM_MAD_DREQ]);
+	EXPECT_EQ(0u, d.n[STORM_MAD_TX][STORM_MAD_DREP]);
+	EXPECT_STREQ("dreq", storm_mad_type_name(STORM_MAD_DREQ));
+	EXPECT_EQ(0, system(("rm -rf " + r).c_str()));
+}
