@@ -62,7 +62,7 @@ _Static_assert(offsetof(struct wharf_cm_shard_load, node) == 8,
 _Static_assert(offsetof(struct wharf_cm_shard_load, local) == 12,
 	       "struct wharf_cm_shard_load: ./wharf abi --update");
 
-_Static_assert(sizeof(struct wharf_cm_stats) == 256,
+_Static_assert(sizeof(struct wharf_cm_stats) == 264,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_stats, size) == 0,
 	       "struct wharf_cm_stats: ./wharf abi --update");
@@ -127,6 +127,8 @@ _Static_assert(offsetof(struct wharf_cm_stats, window_grows) == 232,
 _Static_assert(offsetof(struct wharf_cm_stats, window_shrinks) == 240,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 _Static_assert(offsetof(struct wharf_cm_stats, disconnects_waiting) == 248,
+	       "struct wharf_cm_stats: ./wharf abi --update");
+_Static_assert(offsetof(struct wharf_cm_stats, disconnect_window) == 256,
 	       "struct wharf_cm_stats: ./wharf abi --update");
 
 _Static_assert(sizeof(struct wharf_conn_info) == 64,

@@ -58,12 +58,12 @@ int wharf_disconnect(struct wharf_conn *conn)
 
 	if (!conn || conn->freeing)
 		return -EINVAL;
-	err = wcm_window_disconnect(conn); /* the DREQ may wait for a slot */
+	err = wcm_dwin_disconnect(conn); /* the DREQ may wait for a slot */
 	if (err)
 		return err > 0 ? 0 : err;
 	conn->refs++; /* on_disconnected may destroy it (UD) */
 	err = api(conn, WCM_API_DISCONNECT);
-	wcm_window_settle(conn); /* refused: a slot taken goes back */
+	wcm_dwin_settle(conn); /* refused: a slot taken goes back */
 	wcm_conn_unref(conn);
 
 	/* A failed DREQ ends in a forced teardown: the call still did it. */

@@ -125,9 +125,12 @@ struct wharf_cm_opts {
 	 * timeout; never below 8 nor above connect_window_max.  N = a fixed
 	 * window of N; WHARF_CONNECT_WINDOW_NONE = no window.
 	 *
-	 * The DREQs of active connections (wharf_disconnect()) take slots
-	 * of the same window, so that a mass disconnect does not overrun the
-	 * peers either; a forced teardown narrows it as a step timeout does.
+	 * The DREQs of active connections (wharf_disconnect()) go through
+	 * a disconnect window of each shard's own, so that a mass disconnect
+	 * does not overrun the peers either: fixed at N with a fixed window
+	 * of N, none with WHARF_CONNECT_WINDOW_NONE, else adaptive as above
+	 * on the DREQs' answer times (a forced teardown counts as a step
+	 * timeout), from a quarter of connect_window_max.
 	 */
 	unsigned connect_window;
 	/** Upper bound of the adaptive window (connect_window 0), per
@@ -787,16 +790,17 @@ int wharf_notify(struct wharf_conn *conn, int event);
  * teardown).  UD: ends the connection locally; on_disconnected runs
  * before the call returns.
  *
- * An active connection's DREQ takes a slot of its shard's connect window
- * (wharf_cm_opts.connect_window) as a handshake does, and holds it until
- * the DREP (or the forced teardown).  With the window full the call
+ * An active connection's DREQ takes a slot of its shard's disconnect
+ * window (wharf_cm_opts.connect_window) and holds it until the answer
+ * (or the forced teardown).  With the window full the call
  * returns 0 and the DREQ waits, in call order, with the connection still
  * established (receives still arrive; no timer runs until the DREQ is
  * sent; wharf_cm_stats.disconnects_waiting); the peer's own DREQ or
  * wharf_conn_destroy() ends the wait.  Why: thousands of DREQs at once
  * overrun the peers' CM queues, and a DREP later than
  * disconnect_timeout_ms ends in a forced teardown that stops the DREQ's
- * retransmission, so a peer that lost it never learns (docs/faults.md).
+ * retransmission, so a peer that lost it never learns
+ * (docs/design/modules.md).
  * Passive connections and WHARF_CONNECT_WINDOW_NONE send at once.
  *
  * Return: 0; -EINVAL for NULL; -EALREADY when already disconnecting
@@ -1121,9 +1125,12 @@ struct wharf_cm_stats {
 	/** The adaptive window's widenings and narrowings so far. */
 	uint64_t window_grows;
 	uint64_t window_shrinks;
-	/** Gauge: wharf_disconnect() calls whose DREQ waits for the connect
-	 * window (still established; counted in connections). */
+	/** Gauge: wharf_disconnect() calls whose DREQ waits for the
+	 * disconnect window (still established; counted in connections). */
 	uint64_t disconnects_waiting;
+	/** Gauge: the disconnect window's width now (summed over shards; 0
+	 * with WHARF_CONNECT_WINDOW_NONE). */
+	uint64_t disconnect_window;
 };
 
 /**

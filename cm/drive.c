@@ -108,7 +108,7 @@ void wcm_run(struct wharf_conn *c, const struct wcm_step *st)
 	gen = ++c->gen;
 	c->refs++;
 	wcm_count_outcome(c, st);
-	wcm_window_settle(c);
+	wcm_dwin_settle(c);
 #define LIVE (c->gen == gen)
 	if ((a & WCM_ACT_DISARM_TIMER) && c->timer)
 		wharf_timer_cancel(c->timer);

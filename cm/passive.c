@@ -26,8 +26,8 @@ void wcm_conn_timeout(struct wharf_conn *c)
 
 	if (kind == WCM_TIMER_DISCONNECT || kind == WCM_TIMER_TIMEWAIT)
 		wcm_count(c, WCM_C_FORCED);
-	if (kind == WCM_TIMER_DISCONNECT) /* a DREQ unanswered: narrower */
-		wcm_window_feedback(c, WCM_WCTL_TIMEOUT);
+	if (kind == WCM_TIMER_DISCONNECT) /* a DREQ unanswered */
+		wcm_dwin_timeout(c);
 	if (c->sm.state == WCM_ST_DEFERRED)
 		c->refusal = WCM_REFUSE_DEFER_TIMEOUT;
 	c->last_err = -ETIMEDOUT;

@@ -175,13 +175,18 @@ struct wcm_shard {
 	_Atomic(struct wcm_inbox_item *) inbox;
 	/* Taken from the inbox, not run yet (FIFO; see wcm_inbox_drain_max). */
 	struct wcm_inbox_item *pend_head, *pend_tail;
-	/* The connect window (window.c): handshakes and DREQs holding a
-	 * slot, and the FIFO of those waiting for one. */
+	/* The connect window (window.c): handshakes holding a slot, and the
+	 * FIFO of those waiting for one. */
 	unsigned win_running;
-	struct wcore_list win_queue;   /* of wharf_conn.win_link */
-	_Atomic uint32_t win_waiting;  /* gauge: connects waiting */
-	_Atomic uint32_t disc_waiting; /* gauge: disconnects waiting */
-	struct wcm_wctl wctl;	       /* the window's width */
+	struct wcore_list win_queue;  /* of wharf_conn.win_link */
+	_Atomic uint32_t win_waiting; /* gauge */
+	/* The disconnect window (disconnect_window.c): the same for DREQs,
+	 * with a width of its own. */
+	unsigned disc_running;
+	struct wcore_list disc_queue; /* of wcm_active.win_link */
+	struct wcm_wctl dctl;
+	_Atomic uint32_t disc_waiting, disc_limit; /* gauges */
+	struct wcm_wctl wctl;			   /* the window's width */
 	/* Gauges of wctl for wharf_cm_stats(). */
 	_Atomic uint32_t win_limit;
 	_Atomic uint64_t win_grows, win_shrinks;
@@ -294,6 +299,7 @@ struct wcm_active {
 	struct wharf_conn *conn;    /* the connection this part ends */
 	struct wcore_list win_link; /* waiting for a window slot (window.c) */
 	bool win_disc;		    /* ... to send its DREQ, not its REQ */
+	uint64_t dreq_ns;	    /* when the DREQ took its slot */
 	struct wcm_cfg cfg;	    /* from wharf_connect()'s options */
 	struct wharf_conn_ops ops;  /* wharf_connect()'s; c->ops points here */
 	/* What the application asked for. */
@@ -537,12 +543,18 @@ void wcm_stamp(struct wharf_conn *c, enum wharf_conn_step step);
 /* Connect window (window.c); owner shard only. */
 void wcm_window_enter(struct wharf_conn *c); /* start now or wait */
 void wcm_window_leave(struct wharf_conn *c); /* the handshake ended */
+/* Disconnect window (disconnect_window.c); owner shard only. */
+void wcm_dwin_init(struct wcm_shard *sh);
 /* wharf_disconnect() of @c: 0 = send the DREQ now, 1 = it waits for a
  * slot, -EALREADY = it already waits. */
-int wcm_window_disconnect(struct wharf_conn *c);
+int wcm_dwin_disconnect(struct wharf_conn *c);
 /* After each transition (wcm_run): gives back what the new state no
  * longer holds (a DREQ's slot, a disconnect's place in the queue). */
-void wcm_window_settle(struct wharf_conn *c);
+void wcm_dwin_settle(struct wharf_conn *c);
+/* @c's disconnect timer ran out: its DREQ went unanswered. */
+void wcm_dwin_timeout(struct wharf_conn *c);
+bool wcm_dwin_ready(const struct wcm_shard *sh);
+unsigned wcm_dwin_admit(struct wcm_shard *sh, unsigned max);
 /* What a handshake holding a slot tells the window's width (before
  * wcm_window_leave for its end). */
 void wcm_window_feedback(struct wharf_conn *c, enum wcm_wctl_signal sig);

@@ -136,6 +136,7 @@ static int shard_poll(struct wharf_shard *shard, void *arg)
 	}
 	work = (int)wcm_inbox_drain_max(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_window_admit(sh, WCM_INBOX_BATCH);
+	work += (int)wcm_dwin_admit(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_defer_admit(sh, WCM_INBOX_BATCH);
 	work += (int)wcm_dead_ids_flush(sh, false);
 	wcm_rcu_publish();
@@ -149,7 +150,7 @@ static int shard_arm(struct wharf_shard *shard, void *arg)
 	(void)shard;
 	wcm_rcu_publish();
 	return sh->pend_head || sh->ndead || wcm_window_ready(sh) ||
-	       wcm_defer_ready(sh) ||
+	       wcm_dwin_ready(sh) || wcm_defer_ready(sh) ||
 	       atomic_load_explicit(&sh->inbox, memory_order_relaxed) != NULL;
 }
 
@@ -212,6 +213,7 @@ int wcm_shard_alloc(struct wharf_cm *cm, unsigned i)
 	sh->node = wharf_shard_node(sh->shard);
 	wcore_list_init(&sh->conns);
 	wcm_window_init(sh);
+	wcm_dwin_init(sh);
 	wcore_list_init(&sh->defer_queue);
 	atomic_init(&sh->next_seq, 1);
 	sh->rnd = 0x9E3779B97F4A7C15ull ^ ((uint64_t)i << 32) ^

@@ -164,6 +164,9 @@ static void fill_shard(struct wharf_cm_stats *s, const struct wcm_shard *sh,
 		atomic_load_explicit(&sh->win_waiting, memory_order_relaxed);
 	s->disconnects_waiting +=
 		atomic_load_explicit(&sh->disc_waiting, memory_order_relaxed);
+	if (sh->cm->win_hi != WHARF_CONNECT_WINDOW_NONE)
+		s->disconnect_window += atomic_load_explicit(
+			&sh->disc_limit, memory_order_relaxed);
 	s->deferred += atomic_load_explicit(&sh->defer_n, memory_order_relaxed);
 	if (sh->cm->win_hi != WHARF_CONNECT_WINDOW_NONE)
 		s->connect_window += atomic_load_explicit(&sh->win_limit,

@@ -2,9 +2,10 @@
 // active handshakes; later wharf_connect() calls wait (no id, no REQ on
 // the wire), start in call order as earlier ones end, and a waiter
 // destroyed while waiting ends as aborted without ever reaching the peer.
-// Teardown with waiters left does not hang.  wharf_disconnect() takes a
-// slot of the same window: DREQs beyond it wait, still established, and
-// go as DREPs come back; a waiter's peer DREQ or destroy ends its wait.
+// Teardown with waiters left does not hang.  wharf_disconnect() goes
+// through a disconnect window (fixed at the same width here): DREQs
+// beyond it wait, still established, and go as answers come back; a
+// waiter's peer DREQ or destroy ends its wait.
 #include <atomic>
 #include <future>
 
@@ -264,6 +265,7 @@ TEST_F(CmDisconnectWindow, DreqsBeyondTheWindowWaitEstablishedAndGoInOrder)
 	struct wharf_cm_stats s = CmStats(cm_);
 	EXPECT_EQ(3u, s.disconnects_waiting);
 	EXPECT_EQ(0u, s.connects_waiting);
+	EXPECT_EQ(2u * kWindow, s.disconnect_window); // fixed, both shards
 	// Twice: the waiting one says so, as a sent one does.
 	EXPECT_EQ(std::vector<int>({-EALREADY, -EALREADY}),
 		  DisconnectAll({ids[0], ids[4]}));
