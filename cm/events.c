@@ -193,6 +193,22 @@ void wcm_shard_chan_ready(struct wharf_watch *w, int fd, uint32_t events,
 }
 
 /*
+ * Events before deadlines.  The loop reads ready fds before it runs due
+ * timers, but a shard's channel gives WCM_SHARD_BATCH events per read:
+ * after a stall (a client process starved of CPU, a burst of thousands of
+ * answers) the answer to a wait can sit in the channel behind more than
+ * one batch when the wait's timer comes due, and the wait would end as a
+ * timeout although the peer answered in time.  So a connection's timer
+ * first reads the channel (bounded) and judges only what is still
+ * waiting (passive.c).
+ */
+void wcm_shard_catch_up(struct wcm_shard *sh)
+{
+	if (sh->chan && read_events(sh, WCM_DEAD_READ))
+		(void)destroy_dead(sh);
+}
+
+/*
  * Late id destruction.  The kernel's rdma_destroy_id (ucma's
  * ucma_destroy_private_ctx, 6.1 and 6.12) walks every unread event of
  * the id's channel to drop the id's own.  A shard that destroys ids

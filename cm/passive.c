@@ -36,10 +36,26 @@ void wcm_conn_timeout(struct wharf_conn *c)
 	wcm_run(c, &st);
 }
 
+/* A connection's timer came due: first the events that came before it
+ * (wcm_shard_catch_up, events.c), then, if @c still waits on this
+ * deadline (a wait that an event ended or re-armed does not; one that an
+ * event kept without a new deadline does), its timeout.  A retry delay
+ * waits for no event. */
 static void conn_timer_fn(struct wharf_timer *t, void *arg)
 {
+	struct wharf_conn *c = arg;
+
 	(void)t;
-	wcm_conn_timeout(arg);
+	if (c->sm.timer == WCM_TIMER_RETRY) {
+		wcm_conn_timeout(c);
+		return;
+	}
+	c->refs++;
+	wcm_shard_catch_up(c->sh);
+	if (!c->freeing && c->sm.timer != WCM_TIMER_NONE &&
+	    !(c->timer && wharf_timer_armed(c->timer)))
+		wcm_conn_timeout(c);
+	wcm_conn_unref(c);
 }
 
 int wcm_conn_timer_create(struct wharf_conn *c)

@@ -485,6 +485,9 @@ bool wcm_dead_id_push(struct wcm_shard *sh, struct rdma_cm_id *id);
 /* On the shard: read what the channel holds, then destroy the queued
  * ids if it is dry (or @force: the shard is stopping); returns how many. */
 unsigned wcm_dead_ids_flush(struct wcm_shard *sh, bool force);
+/* Reads the shard's channel (at most WCM_DEAD_READ events) before a
+ * timer judges a wait (events.c). */
+void wcm_shard_catch_up(struct wcm_shard *sh);
 void wcm_arm_timer(struct wharf_conn *c, unsigned kind);
 
 /* Actions (active.c, passive.c, data.c). */
