@@ -95,11 +95,7 @@ TEST_F(CmDeadline, AnswersThatCameInTimeAreReadBeforeTheTimersJudge)
 	EXPECT_EQ(0u, cli.Count(Ev::Error));
 	RunOn(ctx_, 0,
 	      [&] { EXPECT_EQ(0, wharf_poller_remove(stall.poller)); });
-	for (uint64_t id : ids)
-		Destroy(id);
-	for (const Rec &r : srv.All())
-		if (r.ev == Ev::Request)
-			Destroy(r.id);
+	DestroyWithPeers(ids, srv);
 }
 
 } // namespace

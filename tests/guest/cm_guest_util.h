@@ -530,6 +530,16 @@ class CmGuest : public ::testing::Test
 		});
 	}
 
+	// Destroys @ids, then every passive connection @srv was asked for.
+	void DestroyWithPeers(const std::vector<uint64_t> &ids, Recorder &srv)
+	{
+		for (uint64_t id : ids)
+			Destroy(id);
+		for (const Rec &r : srv.All())
+			if (r.ev == Ev::Request)
+				Destroy(r.id);
+	}
+
 	wharf_ctx *ctx_ = nullptr;
 	wharf_cm *cm_ = nullptr;
 	std::vector<wharf_listener *> listeners_;

@@ -59,11 +59,7 @@ class CmWindow : public CmGuest
 	void DestroyAllAndCheckAccounting(Recorder &srv,
 					  const std::vector<uint64_t> &ids)
 	{
-		for (uint64_t id : ids)
-			Destroy(id);
-		for (const Rec &r : srv.All())
-			if (r.ev == Ev::Request)
-				Destroy(r.id);
+		DestroyWithPeers(ids, srv);
 		struct wharf_cm_stats s = CmStats(cm_);
 		EXPECT_EQ(0u, s.connects_waiting);
 		EXPECT_EQ(s.requests + s.connects, Finals(s));
@@ -290,10 +286,7 @@ TEST_F(CmDisconnectWindow, DreqsBeyondTheWindowWaitEstablishedAndGoInOrder)
 	Rec r4 = cli.First(Ev::Disconnected, ids[4]);
 	EXPECT_LE(r2.t, r4.t);
 	EXPECT_LE(r1.t, r4.t);
-	for (uint64_t id : ids)
-		Destroy(id);
-	for (uint64_t id : sids)
-		Destroy(id);
+	DestroyWithPeers(ids, srv);
 	s = CmStats(cm_);
 	EXPECT_EQ(s.requests + s.connects, Finals(s));
 }
@@ -325,10 +318,7 @@ TEST_F(CmDisconnectWindow, PeerDreqEndsTheWait)
 	for (uint64_t id : ids)
 		EXPECT_EQ(1u, cli.Count(Ev::Disconnected, id)) << id;
 	EXPECT_EQ(0u, CmStats(cm_).forced_teardowns);
-	for (uint64_t id : ids)
-		Destroy(id);
-	for (uint64_t id : sids)
-		Destroy(id);
+	DestroyWithPeers(ids, srv);
 }
 
 // The adaptive window (connect_window 0), bounded at 64 here.
@@ -379,11 +369,7 @@ TEST_F(CmAdaptiveWindow, WidensAfterARoundOfSteadyHandshakesWithinItsBound)
 	EXPECT_LE(s.connect_window, 64u);
 	EXPECT_EQ(0u, s.connects_waiting);
 	EXPECT_EQ(kConns, s.connected);
-	for (uint64_t id : ids)
-		Destroy(id);
-	for (const Rec &r : srv.All())
-		if (r.ev == Ev::Request)
-			Destroy(r.id);
+	DestroyWithPeers(ids, srv);
 }
 
 } // namespace
