@@ -58,13 +58,13 @@ int wharf_disconnect(struct wharf_conn *conn)
 
 	if (!conn || conn->freeing)
 		return -EINVAL;
-	err = wcm_dwin_disconnect(conn); /* the DREQ may wait for a slot */
+	/* The DREQ may wait for a slot.  A slot is taken only when
+	 * ESTABLISHED, where the call is always valid: its transition
+	 * (wcm_run) settles it. */
+	err = wcm_dwin_disconnect(conn);
 	if (err)
 		return err > 0 ? 0 : err;
-	conn->refs++; /* on_disconnected may destroy it (UD) */
 	err = api(conn, WCM_API_DISCONNECT);
-	wcm_dwin_settle(conn); /* refused: a slot taken goes back */
-	wcm_conn_unref(conn);
 
 	/* A failed DREQ ends in a forced teardown: the call still did it. */
 	return err == -EINVAL || err == -EALREADY || err == -ENOTCONN ? err : 0;

@@ -88,7 +88,6 @@ int wcm_dwin_disconnect(struct wharf_conn *c)
 		take_slot(c);
 		return 0;
 	}
-	c->act->win_disc = true;
 	wcore_list_add_tail(&sh->disc_queue, &c->act->win_link);
 	atomic_fetch_add_explicit(&sh->disc_waiting, 1, memory_order_relaxed);
 	return 1;
@@ -97,7 +96,6 @@ int wcm_dwin_disconnect(struct wharf_conn *c)
 static void unlink_waiter(struct wharf_conn *c)
 {
 	wcore_list_del(&c->act->win_link);
-	c->act->win_disc = false;
 	atomic_fetch_sub_explicit(&c->sh->disc_waiting, 1,
 				  memory_order_relaxed);
 }
@@ -115,7 +113,9 @@ void wcm_dwin_settle(struct wharf_conn *c)
 		if (c->sm.state == WCM_ST_TIMEWAIT)
 			dwin_signal(c, WCM_WCTL_ESTABLISHED,
 				    wharf_now_ns() - c->act->dreq_ns);
-	} else if (c->act->win_disc && c->sm.state != WCM_ST_ESTABLISHED) {
+	} else if (wcore_list_linked(&c->act->win_link) &&
+		   c->sm.state != WCM_ST_ESTABLISHED) {
+		/* Linked outside a handshake: a disconnect waiter. */
 		unlink_waiter(c);
 	}
 }
@@ -145,10 +145,10 @@ unsigned wcm_dwin_admit(struct wcm_shard *sh, unsigned max)
 		unlink_waiter(c);
 		take_slot(c);
 		c->refs++;
+		/* A waiter is ESTABLISHED (settle unlinks it otherwise),
+		 * where the call is always valid. */
 		if (!wcm_conn_on_api(&c->sm, WCM_API_DISCONNECT, &st))
 			wcm_run(c, &st);
-		else
-			wcm_dwin_settle(c); /* refused: the slot goes back */
 		wcm_conn_unref(c);
 		n++;
 	}

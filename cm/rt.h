@@ -297,8 +297,8 @@ union wcm_sockaddr {
  * connection's own allocation, behind the shared part. */
 struct wcm_active {
 	struct wharf_conn *conn;    /* the connection this part ends */
-	struct wcore_list win_link; /* waiting for a window slot (window.c) */
-	bool win_disc;		    /* ... to send its DREQ, not its REQ */
+	struct wcore_list win_link; /* waiting for a connect (window.c) or, once
+				     * established, a disconnect slot */
 	uint64_t dreq_ns;	    /* when the DREQ took its slot */
 	struct wcm_cfg cfg;	    /* from wharf_connect()'s options */
 	struct wharf_conn_ops ops;  /* wharf_connect()'s; c->ops points here */
