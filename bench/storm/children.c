@@ -20,10 +20,11 @@
 #include "bench/storm/rdma.h"
 
 int storm_child_spawn(struct child *c, const struct storm_opts *o,
-		      uint16_t port, double rate)
+		      uint16_t port, double rate, int cpu)
 {
 	int pin[2], pout[2];
 	char sport[16], sfirst[16], scount[16], srate[32], stmo[16], swin[16];
+	char scpu[16] = "-";
 	const char *smsg = o->msg ? "1" : "0";
 
 	snprintf(sport, sizeof(sport), "%u", port);
@@ -35,6 +36,8 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 		snprintf(swin, sizeof(swin), "none");
 	else
 		snprintf(swin, sizeof(swin), "%u", o->window);
+	if (cpu >= 0)
+		snprintf(scpu, sizeof(scpu), "%d", cpu);
 	fflush(NULL);
 	/*
 	 * posix_spawn, not fork: no atfork handlers run in this threaded
@@ -46,7 +49,7 @@ int storm_child_spawn(struct child *c, const struct storm_opts *o,
 	posix_spawn_file_actions_t fa;
 	char *argv[] = {
 		"storm", "client", (char *)o->addr, sport, sfirst, scount,
-		srate,	 stmo,	   (char *)smsg,    swin,  NULL};
+		srate,	 stmo,	   (char *)smsg,    swin,  scpu,   NULL};
 	int err;
 
 	if (o->clients_at)

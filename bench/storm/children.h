@@ -37,9 +37,10 @@ struct storm_tick_arg {
 	unsigned total;
 };
 
-/* Forks and execs `storm client` for @c's range; 0 or -errno. */
+/* Forks and execs `storm client` for @c's range, on CPU @cpu (-1: where
+ * the library places it); 0 or -errno. */
 int storm_child_spawn(struct child *c, const struct storm_opts *o,
-		      uint16_t port, double rate);
+		      uint16_t port, double rate, int cpu);
 /* `storm client ARGV[1..]` through the relay at @hostport (relay.c): the
  * socket is @c's in and out, and it has no local pid; 0 or -errno. */
 int storm_child_spawn_remote(struct child *c, const char *hostport,

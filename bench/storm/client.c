@@ -366,12 +366,12 @@ int storm_client_main(int argc, char **argv)
 	struct cconn *cs;
 	unsigned first, count, port, timeout_ms;
 	double rate, cpu0, cpu_d, heap0, heap1;
-	int err;
+	int err, cpu;
 
-	if (argc != 9 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
+	if (argc != 10 || inet_pton(AF_INET, argv[1], &dst.sin_addr) != 1) {
 		fprintf(stderr,
 			"usage: storm client ADDR PORT FIRST COUNT RATE "
-			"TIMEOUT_MS MSG WINDOW\n");
+			"TIMEOUT_MS MSG WINDOW CPU|-\n");
 		return 2;
 	}
 	port = (unsigned)strtoul(argv[2], NULL, 10);
@@ -397,6 +397,19 @@ int storm_client_main(int argc, char **argv)
 	nall = count;
 	wharf_ctx_opts_init(&co);
 	co.nshards = 1;
+	/* A CPU of its own on one node (placement.c): the shard there, and
+	 * this thread too. */
+	if (strcmp(argv[9], "-")) {
+		cpu = (int)strtol(argv[9], NULL, 10);
+		err = storm_cpus_bind(&cpu, 1);
+		if (err) {
+			fprintf(stderr, "storm client: CPU %s: %s\n", argv[9],
+				strerror(-err));
+			return 2;
+		}
+		co.cpus = &cpu;
+		co.ncpus = 1;
+	}
 	/* The clients create a QP per connection, as cmtime's client does;
 	 * the variants differ on the server only. */
 	ro.no_pool = true;

@@ -180,8 +180,16 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 				cpid = 0;
 			}
 		} else {
+			/* The server inherited this thread's CPUs (main.c);
+			 * the client gets the clients' (placement.c). */
+			if (o->place.split)
+				(void)storm_cpus_bind(o->place.client,
+						      o->place.nclient);
 			cpid = spawn(o->cmtime, "-s", o->addr, o->conns, port,
 				     pc[1]);
+			if (o->place.split)
+				(void)storm_cpus_bind(o->place.server,
+						      o->place.nserver);
 		}
 	}
 	close(pc[1]);

@@ -54,9 +54,30 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!o.clients_at) {
+		static int allowed[STORM_MAX_CPUS];
+		int na = storm_cpus_allowed(allowed, STORM_MAX_CPUS);
+		char where[256];
+
+		storm_placement_plan(allowed, na > 0 ? (unsigned)na : 0,
+				     !o.share_cpus, o.shards, &o.place);
+		/* This thread and what it spawns (cmtime's server) stay off
+		 * the clients' CPUs. */
+		if (o.place.split &&
+		    storm_cpus_bind(o.place.server, o.place.nserver))
+			fprintf(stderr, "storm: cannot bind to the server's "
+					"CPUs; every process on every CPU\n");
+		storm_placement_format(&o.place, where, sizeof(where));
+		printf("storm: one node: %s%s\n", where,
+		       o.place.split ? " (--share-cpus: every process on "
+				       "every CPU)"
+				     : "");
+	}
 	if (o.variants & STORM_V_WHARF) {
 		struct storm_result *r = &results[n++];
-		unsigned s = o.shards ? o.shards : ncpu;
+		unsigned s = o.shards	     ? o.shards
+			     : o.place.split ? o.place.nserver
+					     : ncpu;
 
 		snprintf(r->name, sizeof(r->name), "wharf (%u shards, pool)",
 			 s);

@@ -52,7 +52,16 @@ void storm_usage(FILE *f)
 	      "machine's\n"
 	      "                 CPUs among themselves)\n"
 	      "  --shards S     server shards of the wharf variant (default: "
-	      "one per CPU)\n"
+	      "one per CPU\n"
+	      "                 of the server's)\n"
+	      "  --share-cpus   one node: the server and the clients on every "
+	      "CPU; by\n"
+	      "                 default the server takes the first half of the "
+	      "CPUs (or\n"
+	      "                 --shards of them) and the client processes the "
+	      "rest, one\n"
+	      "                 each in turn; cmtime's server and client the "
+	      "same\n"
 	      "  --ramp R       arrivals per second over all clients "
 	      "(default 0: at once)\n"
 	      "  --reject F     fraction the server rejects with private "
@@ -186,6 +195,7 @@ enum {
 	OPT_PNG,
 	OPT_ADDR,
 	OPT_CMTIME,
+	OPT_SHARE_CPUS,
 };
 
 static const struct option storm_longopts[] = {
@@ -209,6 +219,7 @@ static const struct option storm_longopts[] = {
 	{"png", required_argument, NULL, OPT_PNG},
 	{"addr", required_argument, NULL, OPT_ADDR},
 	{"cmtime", required_argument, NULL, OPT_CMTIME},
+	{"share-cpus", no_argument, NULL, OPT_SHARE_CPUS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -224,6 +235,9 @@ static int one_opt(struct storm_opts *o, int c, const char *v)
 		return 0;
 	case OPT_MSG:
 		o->msg = true;
+		return 0;
+	case OPT_SHARE_CPUS:
+		o->share_cpus = true;
 		return 0;
 	case OPT_VERSION:
 		o->version = true;

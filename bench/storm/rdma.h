@@ -42,6 +42,13 @@ void storm_heap_classes_print(FILE *f, const struct storm_heap_classes *a,
 /* User + system CPU seconds of this process. */
 double storm_cpu_s(void);
 
+/* The CPUs the calling thread may run on, increasing, at most @cap;
+ * their count, or -errno. */
+int storm_cpus_allowed(int *cpus, unsigned cap);
+/* Restricts the calling thread to the @n CPUs of @cpus; the processes it
+ * spawns inherit the set.  0 or -errno. */
+int storm_cpus_bind(const int *cpus, unsigned n);
+
 /* Largest SRQ chunk of the server (one MR of 256-byte buffers). */
 #define STORM_SRQ_CHUNK_MAX 8192u
 /* The QP shape of every storm connection, both sides (storm sends no

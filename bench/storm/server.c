@@ -307,6 +307,10 @@ static int srv_start(struct srv *s, const struct storm_opts *o, unsigned shards,
 		return -EINVAL;
 	wharf_ctx_opts_init(&co);
 	co.nshards = shards;
+	if (o->place.split && shards <= o->place.nserver) {
+		co.cpus = o->place.server;
+		co.ncpus = shards;
+	}
 	err = wharf_ctx_create(&co, &s->ctx);
 	if (err)
 		return err;
@@ -509,7 +513,9 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 		first += c->count;
 		/* The victims are the last clients. */
 		c->victim = i >= o->clients - nkill;
-		err = storm_child_spawn(c, o, port, o->ramp / o->clients);
+		err = storm_child_spawn(
+			c, o, port, o->ramp / o->clients,
+			storm_placement_client_cpu(&o->place, i));
 		if (err) {
 			snprintf(r->error, sizeof(r->error), "fork: %s",
 				 strerror(-err));

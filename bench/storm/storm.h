@@ -25,6 +25,35 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
+/* CPUs on one node (placement.c)                                      */
+/* ------------------------------------------------------------------ */
+
+#define STORM_MAX_CPUS 256
+
+/* Where the server's shards and the client processes run. */
+struct storm_placement {
+	bool split; /* the server and the clients have CPUs of their own */
+	unsigned nserver, nclient;
+	int server[STORM_MAX_CPUS]; /* OS CPU numbers */
+	int client[STORM_MAX_CPUS];
+};
+
+/*
+ * From the @n CPUs storm may use (@allowed, increasing): with @split_ok
+ * (one node, no --share-cpus) and two CPUs or more, the server gets the
+ * first @server_want (0: half of them, rounded down) and the clients the
+ * rest.  No split when one CPU is all there is or @server_want leaves the
+ * clients none (--shards as many as the CPUs).
+ */
+void storm_placement_plan(const int *allowed, unsigned n, bool split_ok,
+			  unsigned server_want, struct storm_placement *p);
+/* Client process @k's CPU, or -1 (no split: the library places it). */
+int storm_placement_client_cpu(const struct storm_placement *p, unsigned k);
+/* "server on CPUs 0, clients on CPUs 1" or "every process on every CPU". */
+void storm_placement_format(const struct storm_placement *p, char *buf,
+			    size_t len);
+
+/* ------------------------------------------------------------------ */
 /* Options (opts.c)                                                    */
 /* ------------------------------------------------------------------ */
 
@@ -53,10 +82,13 @@ struct storm_opts {
 	unsigned timeout_s;	    /* per variant */
 	unsigned client_timeout_ms; /* clients' resolve timeouts; 0 = wharf's */
 	unsigned window;	    /* clients' connect window; 0 = wharf's */
+	bool share_cpus; /* one node: no CPUs of their own (placement.c) */
 	bool quick;
 	bool msg; /* one message each way per connection */
 	bool help;
 	bool version;
+	/* Not an option: filled by main from the CPUs it may use. */
+	struct storm_placement place;
 };
 
 /* Connections one client process takes by default (opts.c). */

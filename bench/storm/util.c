@@ -2,7 +2,9 @@
  * bench/storm/util.c - clock, heap and CPU readings and the QP shape,
  * shared by the server and the client processes.
  */
+#include <errno.h>
 #include <jemalloc/jemalloc.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +113,32 @@ void storm_heap_prof_dump(const char *tag)
 			"storm: no heap profile %s (run with "
 			"MALLOC_CONF=prof:true,lg_prof_sample:0)\n",
 			path);
+}
+
+int storm_cpus_allowed(int *cpus, unsigned cap)
+{
+	cpu_set_t set;
+	unsigned n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (int c = 0; c < CPU_SETSIZE && n < cap; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return (int)n;
+}
+
+int storm_cpus_bind(const int *cpus, unsigned n)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	for (unsigned i = 0; i < n; i++)
+		if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
+			CPU_SET(cpus[i], &set);
+	if (!CPU_COUNT(&set))
+		return -EINVAL;
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
 double storm_cpu_s(void)

@@ -84,13 +84,14 @@ TEST(StormOpts, EveryOption)
 {
 	storm_opts o;
 	ASSERT_EQ(0,
-		  Parse({"--conns",   "500",	"--clients",  "5",
-			 "--shards",  "3",	"--ramp",     "250.5",
-			 "--reject",  "0.1",	"--kill",     "0.2",
-			 "--json",    "x.json", "--variants", "wharf1,cmtime",
-			 "--timeout", "30",	"--addr",     "10.0.0.1",
-			 "--cmtime",  "/bin/cm"},
+		  Parse({"--conns",   "500",	 "--clients",	"5",
+			 "--shards",  "3",	 "--ramp",	"250.5",
+			 "--reject",  "0.1",	 "--kill",	"0.2",
+			 "--json",    "x.json",	 "--variants",	"wharf1,cmtime",
+			 "--timeout", "30",	 "--addr",	"10.0.0.1",
+			 "--cmtime",  "/bin/cm", "--share-cpus"},
 			&o, nullptr));
+	EXPECT_TRUE(o.share_cpus);
 	EXPECT_EQ(500u, o.conns);
 	EXPECT_EQ(5u, o.clients);
 	EXPECT_EQ(3u, o.shards);
@@ -716,4 +717,57 @@ TEST(StormCmMads, SumsEveryPortAndTellsNoneFromZero)
 	EXPECT_EQ(0u, d.n[STORM_MAD_TX][STORM_MAD_DREP]);
 	EXPECT_STREQ("dreq", storm_mad_type_name(STORM_MAD_DREQ));
 	EXPECT_EQ(0, system(("rm -rf " + r).c_str()));
+}
+
+// One node: the server takes the first half of the CPUs storm may use
+// (or as many as --shards), the clients the rest, one each in turn.
+TEST(StormPlacement, ServerFirstHalfClientsTheRest)
+{
+	storm_placement p;
+	const int two[] = {0, 1};
+	storm_placement_plan(two, 2, true, 0, &p);
+	ASSERT_TRUE(p.split);
+	ASSERT_EQ(1u, p.nserver);
+	ASSERT_EQ(1u, p.nclient);
+	EXPECT_EQ(0, p.server[0]);
+	EXPECT_EQ(1, p.client[0]);
+	EXPECT_EQ(1, storm_placement_client_cpu(&p, 0));
+	EXPECT_EQ(1, storm_placement_client_cpu(&p, 3));
+
+	const int gaps[] = {2, 5, 7, 9, 11};
+	storm_placement_plan(gaps, 5, true, 0, &p);
+	ASSERT_TRUE(p.split);
+	ASSERT_EQ(2u, p.nserver);
+	ASSERT_EQ(3u, p.nclient);
+	EXPECT_EQ(5, p.server[1]);
+	EXPECT_EQ(7, storm_placement_client_cpu(&p, 0));
+	EXPECT_EQ(11, storm_placement_client_cpu(&p, 2));
+	EXPECT_EQ(7, storm_placement_client_cpu(&p, 3));
+	char buf[128];
+	storm_placement_format(&p, buf, sizeof(buf));
+	EXPECT_STREQ("server on CPUs 2,5, clients on CPUs 7,9,11", buf);
+
+	storm_placement_plan(gaps, 5, true, 4, &p); // --shards 4
+	ASSERT_TRUE(p.split);
+	EXPECT_EQ(4u, p.nserver);
+	EXPECT_EQ(1u, p.nclient);
+	EXPECT_EQ(11, storm_placement_client_cpu(&p, 1));
+}
+
+TEST(StormPlacement, NoSplitWhenSharedOrNothingLeft)
+{
+	storm_placement p;
+	const int two[] = {0, 1};
+	char buf[128];
+
+	storm_placement_plan(two, 2, false, 0, &p); // --share-cpus, two nodes
+	EXPECT_FALSE(p.split);
+	EXPECT_EQ(-1, storm_placement_client_cpu(&p, 0));
+	storm_placement_format(&p, buf, sizeof(buf));
+	EXPECT_STREQ("every process on every CPU", buf);
+	storm_placement_plan(two, 2, true, 2, &p); // --shards = CPUs
+	EXPECT_FALSE(p.split);
+	storm_placement_plan(two, 1, true, 0, &p); // one CPU
+	EXPECT_FALSE(p.split);
+	EXPECT_EQ(0u, p.nserver + p.nclient);
 }
