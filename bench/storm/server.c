@@ -564,7 +564,14 @@ int storm_run_wharf(const struct storm_opts *o, unsigned shards, bool pool,
 	r->server.cpu_s = storm_cpu_s() - cpu0;
 	/* Disconnects and reclaim: until the server is back to zero. */
 	r->server.teardown_cpu_s = storm_cpu_s() - cpu_d;
-	r->server.heap_bytes = heap0 >= 0 && heap1 >= 0 ? heap1 - heap0 : -1.0;
+	/* Receive buffers of a chunk the SRQ grew by come from the shard's
+	 * arena, which is jemalloc's: they are registered memory, counted
+	 * in reg_bytes, so not in the heap as well. */
+	r->server.heap_bytes =
+		heap0 >= 0 && heap1 >= 0
+			? heap1 - heap0 -
+				  (double)(q1.recv_bytes - q0.recv_bytes)
+			: -1.0;
 	r->server.reg_bytes = (double)q1.recv_bytes;
 	r->server.pool_misses = q1.pool_empty - q0.pool_empty;
 	{
