@@ -182,12 +182,12 @@ int storm_run_cmtime(const struct storm_opts *o, struct storm_result *r)
 		} else {
 			/* The server inherited this thread's CPUs (main.c);
 			 * the client gets the clients' (placement.c). */
-			if (o->place.split)
+			if (storm_placement_split(&o->place))
 				(void)storm_cpus_bind(o->place.client,
 						      o->place.nclient);
 			cpid = spawn(o->cmtime, "-s", o->addr, o->conns, port,
 				     pc[1]);
-			if (o->place.split)
+			if (storm_placement_split(&o->place))
 				(void)storm_cpus_bind(o->place.server,
 						      o->place.nserver);
 		}

@@ -63,21 +63,24 @@ int main(int argc, char **argv)
 				     !o.share_cpus, o.shards, &o.place);
 		/* This thread and what it spawns (cmtime's server) stay off
 		 * the clients' CPUs. */
-		if (o.place.split &&
-		    storm_cpus_bind(o.place.server, o.place.nserver))
+		if (storm_placement_split(&o.place) &&
+		    storm_cpus_bind(o.place.server, o.place.nserver)) {
 			fprintf(stderr, "storm: cannot bind to the server's "
 					"CPUs; every process on every CPU\n");
+			o.place.nserver = o.place.nclient = 0;
+		}
 		storm_placement_format(&o.place, where, sizeof(where));
 		printf("storm: one node: %s%s\n", where,
-		       o.place.split ? " (--share-cpus: every process on "
-				       "every CPU)"
-				     : "");
+		       storm_placement_split(&o.place)
+			       ? " (--share-cpus: every process on "
+				 "every CPU)"
+			       : "");
 	}
 	if (o.variants & STORM_V_WHARF) {
 		struct storm_result *r = &results[n++];
-		unsigned s = o.shards	     ? o.shards
-			     : o.place.split ? o.place.nserver
-					     : ncpu;
+		unsigned s = o.shards			       ? o.shards
+			     : storm_placement_split(&o.place) ? o.place.nserver
+							       : ncpu;
 
 		snprintf(r->name, sizeof(r->name), "wharf (%u shards, pool)",
 			 s);

@@ -19,14 +19,12 @@ void storm_placement_plan(const int *allowed, unsigned n, bool split_ok,
 {
 	unsigned ns;
 
-	p->split = false;
 	p->nserver = p->nclient = 0;
 	if (n > STORM_MAX_CPUS)
 		n = STORM_MAX_CPUS;
 	ns = server_want ? server_want : n / 2;
 	if (!split_ok || n < 2 || ns >= n)
 		return;
-	p->split = true;
 	for (unsigned i = 0; i < n; i++) {
 		if (i < ns)
 			p->server[p->nserver++] = allowed[i];
@@ -37,7 +35,7 @@ void storm_placement_plan(const int *allowed, unsigned n, bool split_ok,
 
 int storm_placement_client_cpu(const struct storm_placement *p, unsigned k)
 {
-	return p->split ? p->client[k % p->nclient] : -1;
+	return storm_placement_split(p) ? p->client[k % p->nclient] : -1;
 }
 
 void storm_placement_format(const struct storm_placement *p, char *buf,
@@ -45,7 +43,7 @@ void storm_placement_format(const struct storm_placement *p, char *buf,
 {
 	size_t o = 0;
 
-	if (!p->split) {
+	if (!storm_placement_split(p)) {
 		snprintf(buf, len, "every process on every CPU");
 		return;
 	}

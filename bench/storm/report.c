@@ -492,7 +492,7 @@ void storm_json_results(struct cli_json *j, const struct storm_opts *o,
 	/* 2: the clients on another machine (--clients-at) */
 	cli_json_u64(j, "nodes", o->clients_at ? 2 : 1);
 	cli_json_obj(j, "placement");
-	cli_json_bool(j, "split", o->place.split);
+	cli_json_bool(j, "split", storm_placement_split(&o->place));
 	cli_json_arr(j, "server_cpus");
 	for (unsigned i = 0; i < o->place.nserver; i++)
 		cli_json_i64(j, NULL, o->place.server[i]);

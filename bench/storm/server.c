@@ -307,7 +307,7 @@ static int srv_start(struct srv *s, const struct storm_opts *o, unsigned shards,
 		return -EINVAL;
 	wharf_ctx_opts_init(&co);
 	co.nshards = shards;
-	if (o->place.split && shards <= o->place.nserver) {
+	if (storm_placement_split(&o->place) && shards <= o->place.nserver) {
 		co.cpus = o->place.server;
 		co.ncpus = shards;
 	}

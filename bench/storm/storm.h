@@ -32,8 +32,7 @@ extern "C" {
 
 /* Where the server's shards and the client processes run. */
 struct storm_placement {
-	bool split; /* the server and the clients have CPUs of their own */
-	unsigned nserver, nclient;
+	unsigned nserver, nclient;  /* both 0: no split */
 	int server[STORM_MAX_CPUS]; /* OS CPU numbers */
 	int client[STORM_MAX_CPUS];
 };
@@ -47,6 +46,11 @@ struct storm_placement {
  */
 void storm_placement_plan(const int *allowed, unsigned n, bool split_ok,
 			  unsigned server_want, struct storm_placement *p);
+/* Whether the server and the clients have CPUs of their own. */
+static inline bool storm_placement_split(const struct storm_placement *p)
+{
+	return p->nclient > 0;
+}
 /* Client process @k's CPU, or -1 (no split: the library places it). */
 int storm_placement_client_cpu(const struct storm_placement *p, unsigned k);
 /* "server on CPUs 0, clients on CPUs 1" or "every process on every CPU". */

@@ -726,7 +726,7 @@ TEST(StormPlacement, ServerFirstHalfClientsTheRest)
 	storm_placement p;
 	const int two[] = {0, 1};
 	storm_placement_plan(two, 2, true, 0, &p);
-	ASSERT_TRUE(p.split);
+	ASSERT_TRUE(storm_placement_split(&p));
 	ASSERT_EQ(1u, p.nserver);
 	ASSERT_EQ(1u, p.nclient);
 	EXPECT_EQ(0, p.server[0]);
@@ -736,7 +736,7 @@ TEST(StormPlacement, ServerFirstHalfClientsTheRest)
 
 	const int gaps[] = {2, 5, 7, 9, 11};
 	storm_placement_plan(gaps, 5, true, 0, &p);
-	ASSERT_TRUE(p.split);
+	ASSERT_TRUE(storm_placement_split(&p));
 	ASSERT_EQ(2u, p.nserver);
 	ASSERT_EQ(3u, p.nclient);
 	EXPECT_EQ(5, p.server[1]);
@@ -748,7 +748,7 @@ TEST(StormPlacement, ServerFirstHalfClientsTheRest)
 	EXPECT_STREQ("server on CPUs 2,5, clients on CPUs 7,9,11", buf);
 
 	storm_placement_plan(gaps, 5, true, 4, &p); // --shards 4
-	ASSERT_TRUE(p.split);
+	ASSERT_TRUE(storm_placement_split(&p));
 	EXPECT_EQ(4u, p.nserver);
 	EXPECT_EQ(1u, p.nclient);
 	EXPECT_EQ(11, storm_placement_client_cpu(&p, 1));
@@ -761,13 +761,13 @@ TEST(StormPlacement, NoSplitWhenSharedOrNothingLeft)
 	char buf[128];
 
 	storm_placement_plan(two, 2, false, 0, &p); // --share-cpus, two nodes
-	EXPECT_FALSE(p.split);
+	EXPECT_FALSE(storm_placement_split(&p));
 	EXPECT_EQ(-1, storm_placement_client_cpu(&p, 0));
 	storm_placement_format(&p, buf, sizeof(buf));
 	EXPECT_STREQ("every process on every CPU", buf);
 	storm_placement_plan(two, 2, true, 2, &p); // --shards = CPUs
-	EXPECT_FALSE(p.split);
+	EXPECT_FALSE(storm_placement_split(&p));
 	storm_placement_plan(two, 1, true, 0, &p); // one CPU
-	EXPECT_FALSE(p.split);
+	EXPECT_FALSE(storm_placement_split(&p));
 	EXPECT_EQ(0u, p.nserver + p.nclient);
 }
