@@ -92,14 +92,18 @@ struct wharf_ctx_opts {
 	/**
 	 * Number of shards.  0: one per physical core local to @device
 	 * (every core when @device is NULL or its locality is unknown), or
-	 * @ncpus when @cpus is set.  With more shards than CPUs, CPUs are
-	 * shared (see wharf_numa_place_shards()).
+	 * @ncpus when @cpus is set.  Only the CPUs this process may use
+	 * count: its cgroup's and its binding's (taskset;
+	 * wharf_numa_open()).  With more shards than CPUs, CPUs are shared
+	 * (see wharf_numa_place_shards()).
 	 */
 	unsigned nshards;
 	/**
 	 * Explicit CPUs (OS indexes), one shard each, in this order; NULL =
-	 * chosen by the placement policy.  Not retained.  When set, @nshards
-	 * must be 0 or @ncpus.  Repeats are allowed (shared CPU).
+	 * chosen by the placement policy.  Each must be one this process may
+	 * use (else wharf_ctx_create() fails with -EINVAL).  Not retained.
+	 * When set, @nshards must be 0 or @ncpus.  Repeats are allowed
+	 * (shared CPU).
 	 */
 	const int *cpus;
 	/** Entries in @cpus. */

@@ -64,7 +64,10 @@ void wharf_numa_opts_init(struct wharf_numa_opts *opts);
  * @opts: options, or NULL for this machine.  Not retained.
  * @out: receives the snapshot, owned by the caller (wharf_numa_close()).
  *
- * Only the CPUs and nodes this process may use are included.
+ * Only the CPUs and nodes this process may use are included: those of
+ * its cgroup's cpuset and of its CPU binding (every thread's affinity
+ * together: taskset, numactl --physcpubind), so that shards are placed
+ * only there and @opts' explicit CPUs must be among them.
  *
  * Return: 0; -EINVAL for a bad @opts (size, synthetic string) or a topology
  * with no NUMA node or CPU; -ENOMEM; -errno from hwloc.

@@ -114,6 +114,18 @@ int wharf_numa_open(const struct wharf_numa_opts *opts_in,
 		err = -EINVAL;
 		goto fail;
 	}
+	/* "The CPUs this process may use" includes its binding (taskset,
+	 * numactl --physcpubind, systemd's CPUAffinity=), not only its
+	 * cgroup's cpuset, which is all hwloc removes by default.  hwloc
+	 * reads a binding only of a topology said to be this system's. */
+	if (!opts.synthetic &&
+	    hwloc_topology_set_flags(
+		    numa->topo,
+		    HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM |
+			    HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING)) {
+		err = neg_errno();
+		goto fail;
+	}
 	if (hwloc_topology_load(numa->topo)) {
 		err = neg_errno();
 		goto fail;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <errno.h>
+#include <sched.h>
 
 #include <vector>
 
@@ -266,3 +267,41 @@ TEST(NumaPick, SpreadsConnectionsOverLocalShards)
 }
 
 } // namespace
+
+// This machine, with the calling thread bound to one CPU (as taskset
+// does): the snapshot has that CPU only, so placement and the default
+// shard count stay inside the binding.
+TEST(NumaThisSystem, FollowsTheCpuBinding)
+{
+	cpu_set_t all, one;
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	if (CPU_COUNT(&all) < 2)
+		GTEST_SKIP() << "one CPU: no binding narrower than the machine";
+	int last = -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all))
+			last = c;
+	CPU_ZERO(&one);
+	CPU_SET(last, &one);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+
+	struct wharf_numa *numa = nullptr;
+	int err = wharf_numa_open(nullptr, &numa);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	ASSERT_EQ(0, err);
+	EXPECT_EQ(1u, wharf_numa_cpu_count(numa, 0));
+	EXPECT_EQ(1u, wharf_numa_default_shards(numa, 0));
+	std::vector<int> cpus(3, -1);
+	ASSERT_EQ(0, wharf_numa_place_shards(numa, 0, 3, cpus.data()));
+	for (int c : cpus)
+		EXPECT_EQ(last, c);
+	int first = last == 0 ? 1 : 0;
+	EXPECT_LT(wharf_numa_cpu_node(numa, first), 0)
+		<< "a CPU outside the binding is not in the snapshot";
+	wharf_numa_close(numa);
+
+	// Unbound again: every CPU.
+	ASSERT_EQ(0, wharf_numa_open(nullptr, &numa));
+	EXPECT_EQ((unsigned)CPU_COUNT(&all), wharf_numa_cpu_count(numa, 0));
+	wharf_numa_close(numa);
+}
