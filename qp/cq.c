@@ -37,8 +37,8 @@ void wqp_report_error(struct wharf_qp *qp, enum ibv_wc_status status)
 		return;
 	qp->error_reported = true;
 	qp->vstate = IBV_QPS_ERR;
-	if (qp->ops.on_error)
-		qp->ops.on_error(qp, status, qp->arg);
+	if (wqp_qp_ops(qp)->on_error)
+		wqp_qp_ops(qp)->on_error(qp, status, qp->arg);
 }
 
 static void dispatch(struct wharf_qp_res *res, const struct ibv_wc *wc)

@@ -77,8 +77,8 @@ static void deliver_qp_event(struct wharf_qp_res *res,
 	    m->event == IBV_EVENT_QP_REQ_ERR ||
 	    m->event == IBV_EVENT_QP_ACCESS_ERR)
 		qp->vstate = IBV_QPS_ERR;
-	if (qp->ops.on_async)
-		qp->ops.on_async(qp, m->event, qp->arg);
+	if (wqp_qp_ops(qp)->on_async)
+		wqp_qp_ops(qp)->on_async(qp, m->event, qp->arg);
 }
 
 static void async_msg_fn(struct wharf_shard *shard, void *arg)

@@ -28,6 +28,7 @@
 #include "qp/admit.h"
 #include "qp/cq_size.h"
 #include "qp/credit.h"
+#include "qp/ops_tab.h"
 #include "qp/qp.h"
 #include "qp/qpn_map.h"
 #include "qp/quarantine.h"
@@ -74,6 +75,13 @@ enum wqp_list_id {
 	WQP_IN_CLOSING,
 };
 
+/*
+ * One per connection, thousands per shard: kept in jemalloc's 192-byte
+ * class (a build-time check in pool.c).  The small enums are 8-bit fields
+ * and the flags single bits (only the owning shard writes any of them;
+ * @gen, the one field another thread reads, is not a bit-field), and the
+ * callbacks are an index into the res's table of distinct sets.
+ */
 struct wharf_qp {
 	struct ibv_qp *ibqp;
 	struct wharf_qp_res *res;
@@ -81,22 +89,23 @@ struct wharf_qp {
 	atomic_uint gen;
 	uint32_t qpn;
 	enum wqp_life life;
-	enum ibv_qp_state vstate; /* the state wharf moved it to */
-	enum wharf_qp_fate fate;
-	enum wqp_life_act act; /* pending action for wqp_reap() */
-	enum wqp_list_id list;
+	enum ibv_qp_state vstate : 8; /* the state wharf moved it to */
+	enum wharf_qp_fate fate : 8;
+	enum wqp_life_act act : 8; /* pending action for wqp_reap() */
+	enum wqp_list_id list : 8;
 	/* What the life enum cannot say.  Whether it counts as taken
 	 * (wqp_taken()), was released (the life step refuses a second
 	 * release) or holds its claims (TAKEN..CLOSING_RELEASED) is derived. */
-	bool pooled_shape;   /* shape: SRQ and the res's default send queue */
-	bool private_rq;     /* shape: a receive queue of its own */
-	bool broken;	     /* history: a modify failed, never pooled again */
-	bool last_wqe;	     /* closing: LAST_WQE_REACHED came (or timed out) */
-	bool error_reported; /* LIVE: its error already reported, once */
-	bool dirty;	     /* on the res's dirty list (singly linked) */
-	bool in_reap;	     /* on the res's reap list (singly linked) */
+	bool pooled_shape : 1; /* shape: SRQ and the res's default SQ */
+	bool private_rq : 1;   /* shape: a receive queue of its own */
+	bool broken : 1;       /* history: a modify failed, never pooled */
+	bool last_wqe : 1; /* closing: LAST_WQE_REACHED came (or timed out) */
+	bool error_reported : 1; /* LIVE: its error already reported, once */
+	bool dirty : 1;		 /* on the res's dirty list (singly linked) */
+	bool in_reap : 1;	 /* on the res's reap list (singly linked) */
 	uint8_t min_rnr_timer;
-	uint16_t scq; /* index of its send CQ in res->cqs */
+	uint16_t scq;	  /* index of its send CQ in res->cqs */
+	uint16_t ops_idx; /* its callbacks: res->ops (0: none, when pooled) */
 	uint32_t sq_depth;
 	uint32_t rq_depth;
 	uint32_t recv_credits;
@@ -111,7 +120,6 @@ struct wharf_qp {
 	struct wharf_qp *reap_next;
 	struct wcore_list link; /* on the wqp_list named by .list */
 	struct wharf_buf_pool *rq_bufs;
-	struct wharf_qp_ops ops;
 	void *arg;
 };
 
@@ -153,6 +161,8 @@ struct wharf_qp_res {
 	uint8_t *held; /* [srq_max] 1 while kept by on_recv */
 	bool srq_limit_armed;
 	struct wqp_admit admit;
+	/* The distinct callback sets its QPs were taken with. */
+	struct wqp_ops_tab ops;
 	/* QPs. */
 	struct wqp_qpn_map map;
 	uint32_t gen;
@@ -168,6 +178,12 @@ struct wharf_qp_res {
 	struct wharf_wr *batch[WQP_POST_BATCH];
 	struct wharf_qp_res_stats st;
 };
+
+/* The callbacks @qp was taken with (none while it is pooled). */
+static inline const struct wharf_qp_ops *wqp_qp_ops(const struct wharf_qp *qp)
+{
+	return wqp_ops_tab_get(&qp->res->ops, qp->ops_idx);
+}
 
 /* dev.c */
 void wqp_dev_get(struct wharf_qp_dev *dev);

@@ -280,8 +280,8 @@ static void complete(struct wharf_qp *qp, struct wharf_wr *wr,
 	wr->status = status;
 	wr->magic = WHARF_WR_MAGIC_IDLE;
 	wr->next = NULL;
-	if (qp->ops.on_send_done)
-		qp->ops.on_send_done(qp, wr, qp->arg);
+	if (wqp_qp_ops(qp)->on_send_done)
+		wqp_qp_ops(qp)->on_send_done(qp, wr, qp->arg);
 }
 
 void wqp_send_complete(struct wharf_qp_res *res, const struct ibv_wc *wc)

@@ -40,6 +40,7 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 	struct wharf_qp *qp = NULL;
 	struct wharf_qp_ops ops;
 	enum wqp_life_act a;
+	uint16_t ops_idx;
 	bool private_rq;
 	uint32_t sq_depth, rq_depth, credits;
 	unsigned scq;
@@ -57,6 +58,9 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 		return err;
 	if (o.min_rnr_timer > 31)
 		return -EINVAL;
+	err = wqp_ops_tab_intern(&res->ops, &ops, &ops_idx);
+	if (err)
+		return err;
 	private_rq = o.private_rq || !res->srq;
 	sq_depth = o.sq_depth ? o.sq_depth : res->o.sq_depth;
 	if (sq_depth > (uint32_t)res->dev->attr.max_qp_wr)
@@ -91,7 +95,7 @@ int wharf_qp_take(struct wharf_qp_res *res, const struct wharf_qp_opts *in,
 		wqp_admit_take(&res->admit, credits);
 	wqp_life_step(&qp->life, WQP_EV_TAKE, WHARF_QP_FATE_UNUSED, true, &a);
 	atomic_store_explicit(&qp->gen, ++res->gen, memory_order_relaxed);
-	qp->ops = ops;
+	qp->ops_idx = ops_idx;
 	qp->arg = o.arg;
 	qp->recv_credits = credits;
 	qp->min_rnr_timer = o.min_rnr_timer;

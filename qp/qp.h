@@ -651,7 +651,9 @@ void wharf_qp_opts_init(struct wharf_qp_opts *opts);
  * the CQ when needed.
  *
  * Return: 0; -EINVAL for bad arguments; -EBUSY when the receive budget does
- * not admit it; -ENOSPC when the CQ cannot grow to cover it; -ENOMEM;
+ * not admit it; -ENOSPC when the CQ cannot grow to cover it, or when @res
+ * already keeps 65,535 distinct callback sets (it keeps each distinct set
+ * of @opts->ops once, for as long as it exists); -ENOMEM;
  * -errno from ibv_create_qp.
  * Context: @res's shard thread; non-blocking unless a QP must be created.
  * No RCU rule.

@@ -77,6 +77,8 @@ static void teardown(struct wharf_qp_res *res)
 	wqp_srq_teardown(res);
 	if (res->map.slots)
 		wqp_qpn_map_fini(&res->map);
+	if (res->ops.v)
+		wqp_ops_tab_fini(&res->ops);
 	if (res->timer)
 		wharf_timer_destroy(res->timer);
 	wharf_numa_free(res->arena, res);
@@ -131,6 +133,8 @@ int wharf_qp_res_create(struct wharf_qp_dev *dev, struct wharf_shard *shard,
 	res->o = o;
 	res->id = atomic_fetch_add(&dev->next_res_id, 1);
 	err = wqp_qpn_map_init(&res->map, o.pool_size * 2, res->arena);
+	if (!err)
+		err = wqp_ops_tab_init(&res->ops, res->arena, WQP_OPS_TAB_MAX);
 	if (!err && !o.no_srq)
 		err = wqp_admit_init(&res->admit, o.srq_depth, o.recv_reserve);
 	if (!err && !o.no_srq)

@@ -311,9 +311,10 @@ static bool deliver(struct wharf_qp *qp, void *buf, const struct ibv_wc *wc)
 		rx.flags |= WHARF_QP_RECV_WRITE;
 		rx.len = 0;
 	}
-	if (!qp->ops.on_recv)
+	if (!wqp_qp_ops(qp)->on_recv)
 		return false;
-	return qp->ops.on_recv(qp, buf, &rx, qp->arg) == WHARF_QP_RECV_KEEP;
+	return wqp_qp_ops(qp)->on_recv(qp, buf, &rx, qp->arg) ==
+	       WHARF_QP_RECV_KEEP;
 }
 
 void wqp_recv_complete(struct wharf_qp_res *res, const struct ibv_wc *wc)
