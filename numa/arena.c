@@ -221,7 +221,10 @@ void *wharf_numa_alloc(struct wharf_numa_arena *arena, size_t size,
 		return NULL;
 	}
 	UNPOISON(p, size);
+#if defined(__SANITIZE_ADDRESS__)
+	/* The usable size costs a lookup: only ASan builds want it. */
 	POISON((char *)p + size, sallocx(p, 0) - size);
+#endif
 	/* Not MALLOCX_ZERO: jemalloc's memset would hit the poison. */
 	if (zero)
 		memset(p, 0, size);
@@ -234,6 +237,8 @@ void wharf_numa_free(struct wharf_numa_arena *arena, void *p)
 	if (!p)
 		return;
 	atomic_fetch_sub_explicit(&arena->live, 1, memory_order_relaxed);
+#if defined(__SANITIZE_ADDRESS__)
 	POISON(p, sallocx(p, 0));
+#endif
 	dallocx(p, MALLOCX_TCACHE_NONE);
 }

@@ -8,9 +8,11 @@
 # samples by command and object (comm.txt), by command and symbol
 # (sym.txt, self; children.txt, with what it calls: the syscalls' and
 # the library's entry points), and the samples per connection
-# (samples.txt).  With the
-# CPU per connection storm prints, a symbol's share is its cost per
-# connection.
+# (samples.txt), user space alone by symbol (user.txt), and the CPU per connection of the kernel paths a
+# connection takes, from all threads of the node (paths.txt: each
+# path's inclusive share, and that share of the node's samples as
+# microseconds per connection; the paths overlap where one calls
+# another, e.g. softirq work inside a syscall).
 #
 # Run it on two soft-RoCE guests (perf from the host's linux-perf):
 #   bazel build -c opt //bench/storm:storm
@@ -18,6 +20,8 @@
 #       --node-a 'bench/storm/profile.sh -o /run/wharf/node-a' \
 #       --node-b 'bench/storm/profile.sh -o /run/wharf/node-b'
 # Options: -c CONNS (default 1000), -o OUTDIR (default out/profile),
+#          -v VARIANTS (default wharf; cmtime profiles the stock cmtime's
+#             server on node a and its client on node b the same way),
 #          -x 'STORM OPTIONS' (added to the server's storm command),
 #          -f HZ (samples per second and CPU, default 1000)
 set -uo pipefail
@@ -25,10 +29,12 @@ conns=1000
 out=out/profile
 extra=""
 hz=1000
-while getopts "c:o:x:f:h" o; do
+variants=wharf
+while getopts "c:o:v:x:f:h" o; do
 	case $o in
 	c) conns=$OPTARG ;;
 	o) out=$OPTARG ;;
+	v) variants=$OPTARG ;;
 	x) extra=$OPTARG ;;
 	f) hz=$OPTARG ;;
 	h)
@@ -57,12 +63,34 @@ report() {
 		-g none --percent-limit 0.5 2>/dev/null | grep "%" >"$out/comm.txt"
 	perf report -i "$data/p.data" --stdio --no-children --sort comm,sym \
 		-g none --percent-limit 0.3 2>/dev/null | grep "%" | head -80 >"$out/sym.txt"
+	# User space alone, by object and symbol (self).
+	perf report -i "$data/p.data" --stdio --no-children --sort comm,dso,sym \
+		-g none --percent-limit 0.03 2>/dev/null | grep "%" |
+		grep -v "\[k\]" | head -80 >"$out/user.txt"
 	# Inclusive: a syscall's share with everything under it.
 	perf report -i "$data/p.data" --stdio --children --sort comm,sym \
 		-g none --percent-limit 0.5 2>/dev/null | grep "%" | head -120 >"$out/children.txt"
-	n=$(perf report -i "$data/p.data" --stdio -g none 2>/dev/null |
-		awk '/^# Samples:/ { print $3; exit }')
+	# Exact: perf's header rounds to thousands.
+	n=$(perf script -i "$data/p.data" -F comm 2>/dev/null | wc -l)
 	echo "samples $n conns $conns" >"$out/samples.txt"
+	perf report -i "$data/p.data" --stdio --children --sort sym -g none \
+		--percent-limit 0 2>/dev/null | grep "%" >"$data/all.txt"
+	{
+		printf '%-44s %8s %12s\n' "path (inclusive, every thread)" share "us/conn"
+		for s in native_safe_halt ucma_write ib_uverbs_modify_qp \
+			ib_uverbs_handler_UVERBS_METHOD_QP_CREATE \
+			ib_uverbs_handler_UVERBS_METHOD_QP_DESTROY \
+			ib_uverbs_destroy_qp ksys_mmap_pgoff __x64_sys_munmap \
+			cm_work_handler handle_softirqs rxe_do_task \
+			ib_uverbs_event_read ucma_get_event do_epoll_wait; do
+			awk -v s="$s" -v n="$n" -v hz="$hz" -v c="$conns" '
+				$NF == s { p = $1; sub("%", "", p)
+					printf "%-44s %7.2f%% %12.1f\n", s, p,
+						p / 100 * n * 1e6 / hz / c; f = 1; exit }
+				END { if (!f) printf "%-44s %8s %12s\n", s, "-", "-" }' \
+				"$data/all.txt"
+		done
+	} >"$out/paths.txt"
 }
 case "${WHARF_NODE:-}" in
 b)
@@ -82,11 +110,12 @@ a)
 	"$rdv" wait relay 120 >/dev/null || exit 1
 	# shellcheck disable=SC2086
 	perf record -a -g -F "$hz" -e cpu-clock -o "$data/p.data" -- \
-		"$storm" --clients-at "198.18.0.2:$port" --variants wharf \
+		"$storm" --clients-at "198.18.0.2:$port" --variants "$variants" \
 		--conns "$conns" $extra >"$out/storm.txt" 2>&1
 	rc=$?
 	report
 	grep -E "create->established|CPU|storm:" "$out/storm.txt"
+	cat "$out/paths.txt"
 	echo "storm profile: node a: $(cat "$out/samples.txt")"
 	exit $rc
 	;;
