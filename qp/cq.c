@@ -282,18 +282,10 @@ static int pick(const struct wharf_qp_res *res, uint32_t sq, bool pooled)
 	struct wqp_cq_budget b[WQP_SEND_CQ_LIMIT];
 	unsigned nsend = res->ncqs - WQP_CQ_SEND0;
 
-	for (unsigned k = 0; k < nsend; k++)
+	for (unsigned k = 0; k < nsend; k++) {
 		b[k] = res->cqs[WQP_CQ_SEND0 + k].b;
-	if (pooled) {
-		const struct wcore_list *n;
-
-		for (n = res->free.head.next; n != &res->free.head;
-		     n = n->next) {
-			const struct wharf_qp *qp = wcore_list_entry(
-				n, const struct wharf_qp, link);
-
-			b[qp->scq - WQP_CQ_SEND0].reserved += qp->sq_depth;
-		}
+		if (pooled)
+			b[k].reserved += res->cqs[WQP_CQ_SEND0 + k].pooled_sq;
 	}
 	return wqp_cq_pick(b, nsend, res->o.send_cq_max, res->o.cq_max, sq);
 }

@@ -130,6 +130,10 @@ struct wqp_cq {
 	bool armed;
 	unsigned unacked;
 	struct wqp_cq_budget b;
+	/* Send CQs: the send queue entries of the free QPs bound to it
+	 * (kept by the free list's push and removal, for the refill's
+	 * choice of CQ without a walk of the list). */
+	uint32_t pooled_sq;
 };
 
 struct wharf_qp_res {

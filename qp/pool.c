@@ -38,6 +38,8 @@ struct wharf_qp *wqp_list_first(const struct wqp_list *l)
 
 void wqp_list_push(struct wqp_list *l, enum wqp_list_id id, struct wharf_qp *qp)
 {
+	if (id == WQP_IN_FREE)
+		qp->res->cqs[qp->scq].pooled_sq += qp->sq_depth;
 	qp->list = id;
 	wcore_list_add_tail(&l->head, &qp->link);
 	l->len++;
@@ -45,6 +47,8 @@ void wqp_list_push(struct wqp_list *l, enum wqp_list_id id, struct wharf_qp *qp)
 
 void wqp_list_del(struct wqp_list *l, struct wharf_qp *qp)
 {
+	if (qp->list == WQP_IN_FREE)
+		qp->res->cqs[qp->scq].pooled_sq -= qp->sq_depth;
 	wcore_list_del(&qp->link);
 	qp->list = WQP_IN_NONE;
 	l->len--;
