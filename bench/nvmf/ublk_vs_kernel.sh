@@ -22,6 +22,7 @@
 #          --poll busy'),
 #          -j FILE (JSON of every round and the medians, e.g.
 #          /run/wharf/ublk_vs_kernel.json: the guest's shared folder)
+# WHARF_UBLK=PATH runs another wharf-ublk binary (an A/B of two builds).
 # Progress on stderr; the table and the summary lines on stdout.
 set -euo pipefail
 
@@ -59,7 +60,7 @@ bin() { # path under bazel-bin
 	}
 	echo "$b"
 }
-ublk=$(bin initiators/ublk/wharf-ublk)
+ublk=${WHARF_UBLK:-$(bin initiators/ublk/wharf-ublk)}
 nbd=$(bin initiators/nbd/wharf-nbd)
 log() { nvmf_log "$@"; }
 
