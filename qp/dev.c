@@ -273,6 +273,7 @@ int wharf_qp_dev_open(struct wharf_ctx *ctx, struct ibv_context *verbs,
 				WHARF_WATCH_IN, async_watch_fn, dev,
 				&dev->watch);
 	if (err == -EPERM) {
+		dev->watch_by_msg = true;
 		wqp_dev_get(dev);
 		err = wharf_shard_send(dev->async_shard, watch_msg_fn, dev);
 		if (err)
@@ -306,26 +307,13 @@ static void unwatch_msg_fn(struct wharf_shard *shard, void *arg)
 	sem_post(&m->done);
 }
 
-static int unwatch(struct wharf_qp_dev *dev)
+/* Removes the watch on the async shard and waits for it: messages from
+ * one thread run in order, so this one runs after an install in flight. */
+static int unwatch_by_msg(struct wharf_qp_dev *dev)
 {
-	struct wharf_shard *cur = wharf_shard_current();
 	struct unwatch_msg m = {.dev = dev};
 	int err;
 
-	if (cur && cur != dev->async_shard)
-		return -EPERM;
-	if (!dev->watch && cur)
-		return 0;
-	if (dev->watch) {
-		err = wharf_watch_remove(dev->watch);
-		if (!err) {
-			dev->watch = NULL;
-			return 0;
-		}
-		if (err != -EPERM || cur)
-			return err;
-	}
-	/* Another thread owns the watch (or its install is in flight). */
 	sem_init(&m.done, 0, 0);
 	err = wharf_shard_send(dev->async_shard, unwatch_msg_fn, &m);
 	while (err == -EAGAIN) {
@@ -337,6 +325,29 @@ static int unwatch(struct wharf_qp_dev *dev)
 			;
 	sem_destroy(&m.done);
 	return err == -ESHUTDOWN ? 0 : err;
+}
+
+static int unwatch(struct wharf_qp_dev *dev)
+{
+	struct wharf_shard *cur = wharf_shard_current();
+	int err;
+
+	if (cur && cur != dev->async_shard)
+		return -EPERM;
+	/* Installed by the async shard: only it may read @watch. */
+	if (!cur && dev->watch_by_msg)
+		return unwatch_by_msg(dev);
+	if (!dev->watch)
+		return 0;
+	err = wharf_watch_remove(dev->watch);
+	if (!err) {
+		dev->watch = NULL;
+		return 0;
+	}
+	/* Installed before the shards ran; they run now. */
+	if (err == -EPERM && !cur)
+		return unwatch_by_msg(dev);
+	return err;
 }
 
 int wharf_qp_dev_close(struct wharf_qp_dev *dev)

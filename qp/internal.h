@@ -51,7 +51,11 @@ struct wharf_qp_dev {
 	struct ibv_device_attr attr;
 	struct wharf_shard *async_shard;
 	struct wharf_watch *watch; /* async shard only */
-	atomic_uint refs;	   /* the owner + messages in flight */
+	/* The watch was installed by a message to the async shard (the
+	 * opener was another thread while the shards ran): from then on
+	 * only that shard reads or writes @watch. */
+	bool watch_by_msg;
+	atomic_uint refs; /* the owner + messages in flight */
 	atomic_uint nres;
 	atomic_uint_fast64_t next_res_id;
 	atomic_bool last_wqe_warned;
