@@ -896,12 +896,17 @@ int wnh_queue_start(struct wharf_nvmf_host_queue *q)
 	if (!(queue_feed(q, NHQ_EV_START).act & NHQ_ACT_CONNECT))
 		return -EBUSY; /* not DOWN: the caller checked */
 	q->conn = NULL;
+	/* Before the connect: from then on the owner shard may run the
+	 * connection's events, which read the link, while a thread that
+	 * brings the controller up is still in here. */
+	q->link = NHL_OPEN;
+	set_gone(q, false);
 	rc = wharf_connect(h->cm, &co, &q->conn_id);
 	if (rc) {
+		q->link = NHL_NONE; /* no connection: gone, as before */
+		set_gone(q, true);
 		queue_feed(q, NHQ_EV_START_FAILED);
 		return rc;
 	}
-	q->link = NHL_OPEN;
-	set_gone(q, false);
-	return rc;
+	return 0;
 }
