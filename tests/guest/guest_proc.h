@@ -7,7 +7,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,15 +25,39 @@ namespace wharf_guest
 
 using Clock = std::chrono::steady_clock;
 
-// In a forked child: dies with the test binary (@parent, its pid before
-// the fork), so that a crashed test leaves no process holding a port or
-// a device for the next run.  PR_SET_PDEATHSIG follows the forking
-// thread: fork from the test's own thread, not a short-lived one.
-inline void DieWithParent(pid_t parent)
+// Starts @argv (looked up in PATH when it has no '/') with stdout and
+// stderr to @log (truncated), in a process group of its own when
+// @own_group.  Returns its pid, or -1.  It dies with the test binary
+// (setpriv --pdeathsig, which then execs @argv in the same process), so
+// that a crashed test leaves no process holding a port or a device for
+// the next run; the death signal follows the spawning thread: spawn from
+// the test's own thread, not a short-lived one.  posix_spawn, not fork:
+// the child runs no atfork handler (jemalloc's takes every arena's locks
+// at once, more than ThreadSanitizer's deadlock detector can hold).
+inline pid_t SpawnLogged(const std::vector<std::string> &argv,
+			 const std::string &log, bool own_group)
 {
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent) /* it died before the prctl */
-		_exit(127);
+	std::vector<char *> a = {(char *)"setpriv", (char *)"--pdeathsig",
+				 (char *)"KILL", (char *)"--"};
+	for (const std::string &s : argv)
+		a.push_back((char *)s.c_str());
+	a.push_back(nullptr);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, log.c_str(),
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawnattr_init(&at);
+	if (own_group) {
+		posix_spawnattr_setpgroup(&at, 0);
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+	}
+	pid_t pid = -1;
+	int rc = posix_spawnp(&pid, a[0], &fa, &at, a.data(), environ);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc ? -1 : pid;
 }
 
 struct Proc {
@@ -49,32 +73,19 @@ struct Proc {
 	{
 		bool stock = argv[0].find('/') == std::string::npos;
 		log = l;
-		// Emptied here, before the fork, not only in the child: until
-		// the child's open, WaitFor() would read the last run's log
-		// (an earlier case or round under the same name) and take its
-		// "listening" for this process's.
+		// Emptied here, before the spawn, not only in the child:
+		// until the child's open, WaitFor() would read the last run's
+		// log (an earlier case or round under the same name) and take
+		// its "listening" for this process's.
 		std::ofstream(log, std::ios::trunc).close();
-		pid_t parent = getpid();
-		pid = fork();
-		ASSERT_GE(pid, 0);
-		if (pid == 0) {
-			DieWithParent(parent);
-			setpgid(0, 0);
-			int fd = open(l.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-				      0644);
-			dup2(fd, 1);
-			dup2(fd, 2);
-			std::vector<char *> a;
-			if (stock) {
-				a.push_back((char *)"stdbuf");
-				a.push_back((char *)"-oL");
-			}
-			for (const std::string &s : argv)
-				a.push_back((char *)s.c_str());
-			a.push_back(nullptr);
-			execvp(a[0], a.data());
-			_exit(127);
+		std::vector<std::string> a;
+		if (stock) {
+			a.push_back("stdbuf");
+			a.push_back("-oL");
 		}
+		a.insert(a.end(), argv.begin(), argv.end());
+		pid = SpawnLogged(a, l, true);
+		ASSERT_GE(pid, 0);
 	}
 
 	// Waits (bounded) for the exit; kills the group on timeout.

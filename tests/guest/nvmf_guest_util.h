@@ -194,24 +194,11 @@ class Tgt
 		// same name must not find the last run's "listening on".
 		std::ofstream(log_, std::ios::trunc).close();
 		killed_ = false;
-		pid_t parent = getpid();
-		pid_ = fork();
+		std::vector<std::string> argv = {bin, "-v", "-c", conf_};
+		argv.insert(argv.end(), args.begin(), args.end());
+		pid_ = wharf_guest::SpawnLogged(argv, log_, false);
 		if (pid_ < 0)
-			return ::testing::AssertionFailure() << "fork";
-		if (pid_ == 0) {
-			wharf_guest::DieWithParent(parent);
-			int fd = open(log_.c_str(),
-				      O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			std::vector<const char *> argv = {bin.c_str(), "-v",
-							  "-c", conf_.c_str()};
-			for (const std::string &a : args)
-				argv.push_back(a.c_str());
-			argv.push_back(nullptr);
-			dup2(fd, 1);
-			dup2(fd, 2);
-			execv(bin.c_str(), (char *const *)argv.data());
-			_exit(127);
-		}
+			return ::testing::AssertionFailure() << "spawn";
 		if (!Poll([&] {
 			    return Log().find("listening on") !=
 					   std::string::npos ||
