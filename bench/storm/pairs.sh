@@ -80,7 +80,6 @@ if [ "${WHARF_NODE:-}" = b ]; then
 fi
 
 mkdir -p "$out"
-at=()
 if [ "${WHARF_NODE:-}" = a ]; then
 	"$rdv" wait relay 120 >/dev/null || {
 		log "node b's relays did not come up"
